@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+#
+# Prepare a Debian 12 machine for vnapi: install what is missing, fetch the
+# DPDK driver-SDK headers of exactly the installed DPDK version into the build
+# tree, and make sure hugetlbfs is mounted. Idempotent: a second run does
+# nothing but checks.
+#
+# Usage: devtools/setup.sh [--sdk-dir DIR] [--hugepages N]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+sdk_dir=${VNAPI_SDK_DIR:-$top/build-sdk}
+want_pages=${VNAPI_HUGEPAGES:-512}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --sdk-dir) sdk_dir=$2; shift 2 ;;
+    --hugepages) want_pages=$2; shift 2 ;;
+    *) echo "setup.sh: unknown option '$1' (allowed: --sdk-dir DIR, --hugepages N)" >&2; exit 2 ;;
+    esac
+done
+
+log() { printf 'setup: %s\n' "$*"; }
+
+packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
+          pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+        missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    log "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+    log "packages present"
+fi
+
+# Driver-SDK headers from Debian's source package of the installed version.
+ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
+stamp=$sdk_dir/.version
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
+    log "driver-SDK headers for dpdk $ver present in $sdk_dir"
+else
+    if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null &&
+       ! grep -rqs '^deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null; then
+        log "adding a deb-src entry (/etc/apt/sources.list.d/vnapi-src.sources)"
+        src=/etc/apt/sources.list.d/debian.sources
+        uris=$(awk '/^URIs:/ {print $2; exit}' "$src" 2>/dev/null || true)
+        cat > /etc/apt/sources.list.d/vnapi-src.sources <<SRC
+Types: deb-src
+URIs: ${uris:-http://deb.debian.org/debian}
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+        apt-get update -q
+    fi
+    dl=$(mktemp -d)
+    trap 'rm -rf "$dl"' EXIT
+    log "downloading Debian source of dpdk=$ver"
+    (cd "$dl" && apt-get source --download-only -q "dpdk=$ver" >/dev/null)
+    tarball=$(ls "$dl"/dpdk_*.orig.tar.* | head -n 1)
+    rm -rf "$sdk_dir"
+    mkdir -p "$sdk_dir/include"
+    # The SDK headers and the internal headers they include.
+    tar -xf "$tarball" -C "$dl" --wildcards \
+        '*/lib/ethdev/ethdev_driver.h' '*/lib/ethdev/ethdev_vdev.h' \
+        '*/lib/ethdev/ethdev_pci.h' '*/lib/ethdev/rte_ethdev_core.h' \
+        '*/drivers/bus/vdev/bus_vdev_driver.h' '*/lib/eal/include/dev_driver.h' \
+        '*/lib/eal/include/bus_driver.h' '*/lib/eal/include/rte_eal_paging.h' \
+        '*/lib/eal/common/eal_private.h'
+    find "$dl" -name '*.h' -exec cp {} "$sdk_dir/include/" \;
+    echo "$ver" > "$stamp"
+    log "driver-SDK headers in $sdk_dir/include"
+fi
+
+# hugetlbfs: tests use --no-huge; the demo and the benchmarks want 2 MB pages.
+if ! mountpoint -q /dev/hugepages 2>/dev/null; then
+    mkdir -p /dev/hugepages
+    mount -t hugetlbfs nodev /dev/hugepages && log "mounted hugetlbfs on /dev/hugepages"
+fi
+free_pages=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+total_pages=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
+if [ "$free_pages" -lt "$want_pages" ]; then
+    echo $((total_pages + want_pages - free_pages)) > /proc/sys/vm/nr_hugepages || true
+    log "2 MB hugepages: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages) free"
+fi
+log "done"

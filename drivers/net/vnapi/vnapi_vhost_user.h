@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_VHOST_USER_H_
+#define _VNAPI_VHOST_USER_H_
+
+/**
+ * @file
+ * @internal
+ * The front-end (driver) side of the vhost-user protocol over a unix socket,
+ * client mode. Synchronous request/reply; every reply is validated (size,
+ * request code, flags, fd count) before its payload is used.
+ *
+ * The message codec (vnapi_vhost_user_check_reply()) is a pure function so
+ * that it can be fuzzed without a socket.
+ *
+ * @note Thread safety: none. The control path (probe, start, stop, close)
+ * owns the connection; the only other user is the disconnect detector, which
+ * only peeks (vnapi_vhost_user_peer_gone()).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Front-end features of the transport (not device features). */
+#define VHOST_USER_F_PROTOCOL_FEATURES 30
+
+/* Protocol features (VHOST_USER_GET_PROTOCOL_FEATURES bits). */
+#define VHOST_USER_PROTOCOL_F_MQ         0
+#define VHOST_USER_PROTOCOL_F_REPLY_ACK  3
+#define VHOST_USER_PROTOCOL_F_STATUS    16
+
+#define VHOST_USER_MAX_MEM_REGIONS 8
+#define VHOST_USER_MAX_FDS         8
+
+/**
+ * The requests we send: X(name, code, reply), where reply is
+ * NONE (no reply; an ack when REPLY_ACK is negotiated), U64, STATE (vring
+ * state) or MEM (none yet). One list makes the enum, the names and the
+ * expected-reply table.
+ */
+#define VNAPI_VHOST_USER_REQUESTS(X) \
+	X(GET_FEATURES,           1, U64) \
+	X(SET_FEATURES,           2, NONE) \
+	X(SET_OWNER,              3, NONE) \
+	X(RESET_OWNER,            4, NONE) \
+	X(SET_MEM_TABLE,          5, NONE) \
+	X(SET_VRING_NUM,          8, NONE) \
+	X(SET_VRING_ADDR,         9, NONE) \
+	X(SET_VRING_BASE,        10, NONE) \
+	X(GET_VRING_BASE,        11, STATE) \
+	X(SET_VRING_KICK,        12, NONE) \
+	X(SET_VRING_CALL,        13, NONE) \
+	X(GET_PROTOCOL_FEATURES, 15, U64) \
+	X(SET_PROTOCOL_FEATURES, 16, NONE) \
+	X(GET_QUEUE_NUM,         17, U64) \
+	X(SET_VRING_ENABLE,      18, NONE) \
+	X(SET_STATUS,            39, NONE) \
+	X(GET_STATUS,            40, U64)
+
+enum vnapi_vhost_user_request {
+#define VNAPI_VHOST_USER_ENUM(name, code, reply) VHOST_USER_ ## name = code,
+	VNAPI_VHOST_USER_REQUESTS(VNAPI_VHOST_USER_ENUM)
+#undef VNAPI_VHOST_USER_ENUM
+};
+
+/** Name of a request code ("GET_FEATURES"), or "UNKNOWN". */
+const char *vnapi_vhost_user_request_name(uint32_t request);
+
+/** One memory region of SET_MEM_TABLE. */
+struct vnapi_vhost_user_region {
+	uint64_t guest_phys_addr; /**< We use our virtual address. */
+	uint64_t memory_size;
+	uint64_t userspace_addr;  /**< Our virtual address. */
+	uint64_t mmap_offset;     /**< Offset of the region in @ref fd. */
+	int fd;
+};
+
+/** A connection to a vhost-user back end. */
+struct vnapi_vhost_user {
+	int sock;                 /**< -1 when not connected. */
+	uint64_t protocol_features; /**< Negotiated (acked) protocol features. */
+	char path[108];
+};
+
+/**
+ * Connect to the back end's socket, retrying every @p retry_ms for up to
+ * @p timeout_ms (0: one attempt).
+ * @return 0; -ENOENT / -ECONNREFUSED / -ETIMEDOUT etc. with a log line naming
+ * the path and what to check.
+ */
+int vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
+			     unsigned int timeout_ms, unsigned int retry_ms);
+
+/** Close the connection (idempotent). */
+void vnapi_vhost_user_close(struct vnapi_vhost_user *vu);
+
+/**
+ * Disconnect check, safe from the interrupt thread: a non-blocking peek.
+ * @return true if the peer closed the socket or it failed.
+ */
+bool vnapi_vhost_user_peer_gone(const struct vnapi_vhost_user *vu);
+
+int vnapi_vhost_user_get_features(struct vnapi_vhost_user *vu, uint64_t *features);
+int vnapi_vhost_user_set_features(struct vnapi_vhost_user *vu, uint64_t features);
+int vnapi_vhost_user_get_protocol_features(struct vnapi_vhost_user *vu, uint64_t *features);
+/** Also records @p features as vu->protocol_features (REPLY_ACK use starts after it). */
+int vnapi_vhost_user_set_protocol_features(struct vnapi_vhost_user *vu, uint64_t features);
+int vnapi_vhost_user_set_owner(struct vnapi_vhost_user *vu);
+int vnapi_vhost_user_get_queue_num(struct vnapi_vhost_user *vu, uint64_t *num);
+/** @return -E2BIG if @p n exceeds VHOST_USER_MAX_MEM_REGIONS. */
+int vnapi_vhost_user_set_mem_table(struct vnapi_vhost_user *vu,
+				   const struct vnapi_vhost_user_region *regions, unsigned int n);
+int vnapi_vhost_user_set_vring_num(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int num);
+int vnapi_vhost_user_set_vring_base(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int base);
+int vnapi_vhost_user_get_vring_base(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int *base);
+int vnapi_vhost_user_set_vring_addr(struct vnapi_vhost_user *vu, unsigned int idx,
+				    uint64_t desc, uint64_t used, uint64_t avail, uint64_t log,
+				    unsigned int flags);
+/** @param fd the eventfd we write to kick; -1 sends the "no fd" (polling) flag. */
+int vnapi_vhost_user_set_vring_kick(struct vnapi_vhost_user *vu, unsigned int idx, int fd);
+/** @param fd the eventfd the back end writes; -1 sends the "no fd" flag. */
+int vnapi_vhost_user_set_vring_call(struct vnapi_vhost_user *vu, unsigned int idx, int fd);
+int vnapi_vhost_user_set_vring_enable(struct vnapi_vhost_user *vu, unsigned int idx, bool enable);
+int vnapi_vhost_user_set_status(struct vnapi_vhost_user *vu, uint8_t status);
+int vnapi_vhost_user_get_status(struct vnapi_vhost_user *vu, uint8_t *status);
+
+/**
+ * Validate a reply (pure: no socket, no state), the only door through which
+ * back-end bytes reach the rest of the driver.
+ * @param request the request we sent.
+ * @param buf the bytes received (header then payload), @p len of them.
+ * @param nfds file descriptors received with it.
+ * @param value receives the u64 (U64 replies, acks) or the vring num (STATE).
+ * @return 0 if valid; -EPROTO with a log line naming the field otherwise.
+ */
+int vnapi_vhost_user_check_reply(uint32_t request, const void *buf, size_t len,
+				 unsigned int nfds, uint64_t *value);
+
+#endif /* _VNAPI_VHOST_USER_H_ */
