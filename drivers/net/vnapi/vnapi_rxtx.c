@@ -1,2 +1,311 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_ethdev.h"
+#include "vnapi_logs.h"
+
+/* Refill the rx ring once at least this many descriptors are free. */
+#define VNAPI_RX_REFILL_THRESH 32
+
+/*
+ * Notify the back end: write its kick eventfd. The fd is per process, so it
+ * is looked up here, on the rare path where the device asked for a kick.
+ */
+static void
+vnapi_notify(uint16_t port_id, uint16_t vring, struct vnapi_queue_stats *st)
+{
+	const struct vnapi_proc *proc = rte_eth_devices[port_id].process_private;
+	uint64_t one = 1;
+
+	if (likely(write(proc->kickfd[vring], &one, sizeof(one)) == sizeof(one)))
+		st->kicks++;
+	else
+		st->kick_errors++;
+}
+
+/*
+ * Post fresh mbufs to the rx ring. The device writes the virtio-net header
+ * into the headroom just before data_off, so a packet lands where
+ * rte_pktmbuf_mtod() expects it, with no copy.
+ */
+int
+vnapi_rxq_refill(struct vnapi_rxq *rxq)
+{
+	struct rte_mbuf *mbufs[VNAPI_BURST_MAX];
+	struct virtq_sg sg[VNAPI_BURST_MAX];
+	uint16_t free_cnt = virtq_num_free(rxq->vq);
+	int added = 0;
+
+	while (free_cnt > 0) {
+		uint16_t n = RTE_MIN(free_cnt, (uint16_t)VNAPI_BURST_MAX);
+		uint16_t i, done;
+
+		if (unlikely(rte_pktmbuf_alloc_bulk(rxq->mp, mbufs, n) != 0)) {
+			rxq->stats.nombuf += n;
+			rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = mbufs[i];
+
+			sg[i].addr = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+			sg[i].len = m->buf_len - RTE_PKTMBUF_HEADROOM + rxq->hdr_size;
+		}
+		done = virtq_add_inbufs(rxq->vq, sg, (void *const *)mbufs, n);
+		if (unlikely(done < n)) {
+			/* The queue broke under us: give back what was not posted. */
+			rte_pktmbuf_free_bulk(&mbufs[done], n - done);
+			added += done;
+			break;
+		}
+		added += n;
+		free_cnt -= n;
+	}
+	if (added > 0 && virtq_kick_prepare(rxq->vq))
+		vnapi_notify(rxq->port_id, rxq->vring, &rxq->stats);
+	return added;
+}
+
+static inline void
+vnapi_rx_finish(struct vnapi_rxq *rxq)
+{
+	if (virtq_num_free(rxq->vq) >= VNAPI_RX_REFILL_THRESH)
+		vnapi_rxq_refill(rxq);
+}
+
+static inline void
+vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint16_t data_off, uint32_t len)
+{
+	m->data_off = data_off;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	m->nb_segs = 1;
+	m->next = NULL;
+	m->port = port;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+}
+
+/* One buffer per packet (mrg_rxbuf off). */
+uint16_t
+vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	void *cookies[VNAPI_BURST_MAX];
+	uint32_t lens[VNAPI_BURST_MAX];
+	uint16_t n, i, nb_rx = 0;
+	uint64_t bytes = 0;
+
+	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = cookies[i];
+
+		if (unlikely(lens[i] < rxq->hdr_size)) {
+			rxq->stats.errors++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM, lens[i] - rxq->hdr_size);
+		bytes += m->pkt_len;
+		rx_pkts[nb_rx++] = m;
+	}
+	rxq->stats.packets += nb_rx;
+	rxq->stats.bytes += bytes;
+	vnapi_rx_finish(rxq);
+	return nb_rx;
+}
+
+/*
+ * Mergeable rx buffers: the first buffer's header says how many buffers the
+ * packet spans; the others carry data only. A packet may span bursts: the
+ * chain under construction stays in the queue.
+ */
+uint16_t
+vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	void *cookies[VNAPI_BURST_MAX];
+	uint32_t lens[VNAPI_BURST_MAX];
+	uint16_t n, i, nb_rx = 0;
+	uint64_t bytes = 0;
+
+	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = cookies[i];
+		uint32_t len = lens[i];
+
+		if (rxq->mrg_head == NULL) {
+			const struct vnapi_net_hdr *hdr;
+			uint16_t nbufs;
+
+			if (unlikely(len < rxq->hdr_size)) {
+				rxq->stats.errors++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
+					     rxq->hdr_size);
+			nbufs = hdr->num_buffers;
+			if (unlikely(nbufs == 0 || nbufs > rxq->cfg.num)) {
+				/* Device-written and nonsensical: we can no longer
+				 * tell where packets start. */
+				rte_pktmbuf_free(m);
+				virtq_mark_broken(rxq->vq, "rx num_buffers out of range");
+				VNAPI_LOG(ERR, "port %u rxq %u broken: num_buffers %u (queue size %u)",
+					  rxq->port_id, rxq->queue_id, nbufs, rxq->cfg.num);
+				rxq->stats.errors++;
+				for (i++; i < n; i++)
+					rte_pktmbuf_free(cookies[i]);
+				break;
+			}
+			vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM,
+					   len - rxq->hdr_size);
+			if (nbufs == 1) {
+				bytes += m->pkt_len;
+				rx_pkts[nb_rx++] = m;
+				continue;
+			}
+			rxq->mrg_head = m;
+			rxq->mrg_tail = m;
+			rxq->mrg_left = nbufs - 1;
+			continue;
+		}
+
+		/* A continuation buffer: data from the start of the buffer. */
+		vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM - rxq->hdr_size, len);
+		rxq->mrg_tail->next = m;
+		rxq->mrg_tail = m;
+		rxq->mrg_head->nb_segs++;
+		rxq->mrg_head->pkt_len += len;
+		if (--rxq->mrg_left == 0) {
+			bytes += rxq->mrg_head->pkt_len;
+			rx_pkts[nb_rx++] = rxq->mrg_head;
+			rxq->mrg_head = NULL;
+			rxq->mrg_tail = NULL;
+		}
+	}
+	rxq->stats.packets += nb_rx;
+	rxq->stats.bytes += bytes;
+	vnapi_rx_finish(rxq);
+	return nb_rx;
+}
+
+/* Take back what the device finished sending. */
+static inline void
+vnapi_tx_reclaim(struct vnapi_txq *txq)
+{
+	void *done[VNAPI_BURST_MAX];
+	uint16_t n;
+
+	do {
+		n = virtq_get_used(txq->vq, done, NULL, VNAPI_BURST_MAX);
+		if (n > 0)
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)done, n);
+	} while (n == VNAPI_BURST_MAX);
+}
+
+/*
+ * Transmit. No offload is negotiated, so the virtio-net header is all zero:
+ * it is written into the mbuf's headroom when we own the mbuf alone (one
+ * descriptor for header and data), else a shared read-only zero header is
+ * chained in front.
+ */
+uint16_t
+vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	struct vnapi_txq *txq = tx_queue;
+	struct virtq_sg sg[VNAPI_TX_MAX_SEGS + 1];
+	const uint16_t hdr_size = txq->hdr_size;
+	uint16_t nb_tx, dropped = 0;
+	uint64_t bytes = 0;
+
+	vnapi_tx_reclaim(txq);
+	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
+		struct rte_mbuf *m = tx_pkts[nb_tx];
+		struct rte_mbuf *seg = m;
+		uint16_t nsg = 0;
+		int ret;
+
+		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS)) {
+			/* Consumed and counted as an error, as other PMDs do. */
+			dropped++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (likely(rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
+			   rte_pktmbuf_headroom(m) >= hdr_size)) {
+			char *hdr = rte_pktmbuf_mtod(m, char *) - hdr_size;
+
+			memset(hdr, 0, hdr_size);
+			sg[0].addr = (uintptr_t)hdr;
+			sg[0].len = m->data_len + hdr_size;
+			seg = m->next;
+			nsg = 1;
+		} else {
+			sg[0].addr = (uintptr_t)txq->zero_hdr;
+			sg[0].len = hdr_size;
+			nsg = 1;
+		}
+		for (; seg != NULL; seg = seg->next) {
+			sg[nsg].addr = rte_pktmbuf_mtod(seg, uintptr_t);
+			sg[nsg].len = seg->data_len;
+			nsg++;
+		}
+		ret = virtq_add(txq->vq, sg, nsg, 0, m);
+		if (unlikely(ret != 0)) {
+			if (ret == -ENOSPC) {
+				vnapi_tx_reclaim(txq);
+				ret = virtq_add(txq->vq, sg, nsg, 0, m);
+			}
+			if (ret != 0) {
+				txq->stats.full++;
+				break;
+			}
+		}
+		bytes += m->pkt_len;
+	}
+	txq->stats.packets += nb_tx - dropped;
+	txq->stats.errors += dropped;
+	txq->stats.bytes += bytes;
+	if (virtq_kick_prepare(txq->vq))
+		vnapi_notify(txq->port_id, txq->vring, &txq->stats);
+	return nb_tx;
+}
+
+/* Queue stopped: free every buffer the ring still holds. */
+void
+vnapi_rxq_flush(struct vnapi_rxq *rxq)
+{
+	void *m;
+
+	while ((m = virtq_detach_unused(rxq->vq)) != NULL)
+		rte_pktmbuf_free(m);
+	if (rxq->mrg_head != NULL) {
+		rte_pktmbuf_free(rxq->mrg_head);
+		rxq->mrg_head = NULL;
+		rxq->mrg_tail = NULL;
+		rxq->mrg_left = 0;
+	}
+}
+
+void
+vnapi_txq_flush(struct vnapi_txq *txq)
+{
+	void *m;
+
+	while ((m = virtq_detach_unused(txq->vq)) != NULL)
+		rte_pktmbuf_free(m);
+}
