@@ -32,6 +32,7 @@
 #define VNAPI_ARG_MAC        "mac"
 #define VNAPI_ARG_MRG_RXBUF  "mrg_rxbuf"
 #define VNAPI_ARG_EVENT_IDX  "event_idx"
+#define VNAPI_ARG_INTR_RESCUE "intr_rescue"
 
 static const char *const valid_args[] = {
 	VNAPI_ARG_PATH,
@@ -40,6 +41,7 @@ static const char *const valid_args[] = {
 	VNAPI_ARG_MAC,
 	VNAPI_ARG_MRG_RXBUF,
 	VNAPI_ARG_EVENT_IDX,
+	VNAPI_ARG_INTR_RESCUE,
 	NULL,
 };
 
@@ -50,6 +52,7 @@ static const struct vnapi_params vnapi_params_default = {
 	.mac_set = false,
 	.mrg_rxbuf = true,
 	.event_idx = true,
+	.intr_rescue = VNAPI_RESCUE_SIGNAL,
 };
 
 /* ---------------------------------------------------------------- devargs */
@@ -171,6 +174,24 @@ vnapi_arg_mac(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+static int
+vnapi_arg_intr_rescue(const char *key, const char *value, void *opaque)
+{
+	struct vnapi_params *p = opaque;
+
+	if (value != NULL && strcmp(value, "signal") == 0) {
+		p->intr_rescue = VNAPI_RESCUE_SIGNAL;
+		return 0;
+	}
+	if (value != NULL && strcmp(value, "eagain") == 0) {
+		p->intr_rescue = VNAPI_RESCUE_EAGAIN;
+		return 0;
+	}
+	VNAPI_INIT_LOG(ERR, "devarg %s: invalid value '%s'; allowed: signal, eagain",
+		       key, value ? value : "");
+	return -EINVAL;
+}
+
 static const struct {
 	const char *key;
 	arg_handler_t handler;
@@ -181,6 +202,7 @@ static const struct {
 	{ VNAPI_ARG_MAC, vnapi_arg_mac },
 	{ VNAPI_ARG_MRG_RXBUF, vnapi_arg_mrg_rxbuf },
 	{ VNAPI_ARG_EVENT_IDX, vnapi_arg_event_idx },
+	{ VNAPI_ARG_INTR_RESCUE, vnapi_arg_intr_rescue },
 };
 
 static int
@@ -193,7 +215,7 @@ vnapi_parse_devargs(const char *name, const char *args, struct vnapi_params *p)
 	*p = vnapi_params_default;
 	kvlist = rte_kvargs_parse(args ? args : "", valid_args);
 	if (kvlist == NULL) {
-		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx",
+		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue",
 			       name, args ? args : "");
 		return -EINVAL;
 	}
@@ -544,24 +566,33 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
+static int vnapi_eventfds_open(struct rte_eth_dev *dev, uint16_t nb_vrings);
+
 static int
 vnapi_dev_configure(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	const struct rte_eth_conf *conf = &dev->data->dev_conf;
 	uint16_t nb_qp = RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
+	int ret;
 
 	if (conf->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE) {
 		VNAPI_INIT_LOG(ERR, "%s: rx mq_mode %d not supported (vhost-user spreads nothing); use RTE_ETH_MQ_RX_NONE",
 			       dev->data->name, conf->rxmode.mq_mode);
 		return -ENOTSUP;
 	}
-	if (conf->intr_conf.rxq) {
-		VNAPI_INIT_LOG(ERR, "%s: rx interrupts are not supported yet", dev->data->name);
-		return -ENOTSUP;
+	if (nb_qp > hw->params.queues) {
+		VNAPI_INIT_LOG(ERR, "%s: %u queue pairs requested, devarg queues=%u",
+			       dev->data->name, nb_qp, hw->params.queues);
+		return -EINVAL;
 	}
 	hw->nb_qp = nb_qp;
-	return 0;
+	/* The eventfds outlive stop/start: an application registers the rx
+	 * interrupt fds once, after configure. */
+	ret = vnapi_eventfds_open(dev, 2 * nb_qp);
+	if (ret != 0)
+		return ret;
+	return vnapi_intr_configure(dev);
 }
 
 static uint16_t
@@ -672,6 +703,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->hdr_size = hw->hdr_size;
 	rxq->cfg.num = vp.num;
 	rxq->cfg.event_idx = vp.event_idx;
+	rxq->parse_ptype = hw->parse_ptype;
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -958,6 +990,7 @@ vnapi_dev_close(struct rte_eth_dev *dev)
 		vnapi_dev_tx_queue_release(dev, q);
 	if (proc != NULL) {
 		vnapi_sock_intr_unregister(dev);
+		vnapi_intr_release(dev);
 		vnapi_vhost_user_close(&proc->vu);
 		vnapi_eventfds_close(proc);
 		rte_intr_instance_free(proc->sock_intr);
@@ -1054,8 +1087,10 @@ vnapi_dev_stats_reset(struct rte_eth_dev *dev)
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
 
-		if (rxq != NULL)
+		if (rxq != NULL) {
 			memset(&rxq->stats, 0, sizeof(rxq->stats));
+			memset(&rxq->istats, 0, sizeof(rxq->istats));
+		}
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct vnapi_txq *txq = dev->data->tx_queues[q];
@@ -1066,15 +1101,23 @@ vnapi_dev_stats_reset(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* xstats: per queue, {name, where}. "virtq" entries come from lib/virtq. */
+/* xstats: per queue, {name, where, offset}. */
+enum vnapi_xstat_src {
+	VNAPI_XS_QUEUE,  /**< struct vnapi_queue_stats */
+	VNAPI_XS_VIRTQ,  /**< struct virtq_stats (lib/virtq) */
+	VNAPI_XS_INTR,   /**< struct vnapi_intr_stats (rx only) */
+	VNAPI_XS_PPN,    /**< derived: wakeup_packets / notifications */
+};
+
 struct vnapi_xstat {
 	const char *name;
-	bool from_virtq;
+	enum vnapi_xstat_src src;
 	size_t offset;
 };
 
-#define VNAPI_QSTAT(n, f) { n, false, offsetof(struct vnapi_queue_stats, f) }
-#define VNAPI_VQSTAT(n, f) { n, true, offsetof(struct virtq_stats, f) }
+#define VNAPI_QSTAT(n, f) { n, VNAPI_XS_QUEUE, offsetof(struct vnapi_queue_stats, f) }
+#define VNAPI_VQSTAT(n, f) { n, VNAPI_XS_VIRTQ, offsetof(struct virtq_stats, f) }
+#define VNAPI_ISTAT(n, f) { n, VNAPI_XS_INTR, offsetof(struct vnapi_intr_stats, f) }
 
 static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_QSTAT("good_packets", packets),
@@ -1085,6 +1128,13 @@ static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
 	VNAPI_QSTAT("kick_errors", kick_errors),
 	VNAPI_VQSTAT("bad_used", bad_used),
+	VNAPI_ISTAT("intr_arms", arms),
+	VNAPI_ISTAT("intr_rescues", rescues),
+	VNAPI_ISTAT("intr_notifications", notifications),
+	VNAPI_ISTAT("intr_wakeups", wakeups),
+	VNAPI_ISTAT("intr_wakeup_packets", wakeup_packets),
+	VNAPI_ISTAT("intr_spurious_wakeups", spurious),
+	{ "intr_packets_per_notification", VNAPI_XS_PPN, 0 },
 };
 
 static const struct vnapi_xstat vnapi_txq_xstats[] = {
@@ -1127,16 +1177,21 @@ vnapi_dev_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *n
 
 static uint64_t
 vnapi_xstat_read(const struct vnapi_xstat *x, const struct vnapi_queue_stats *qs,
-		 const struct virtq *vq)
+		 const struct virtq *vq, const struct vnapi_intr_stats *is)
 {
-	const void *base;
+	const void *base = qs;
 
-	if (x->from_virtq) {
-		if (vq == NULL)
-			return 0;
+	switch (x->src) {
+	case VNAPI_XS_QUEUE:
+		break;
+	case VNAPI_XS_VIRTQ:
 		base = virtq_stats(vq);
-	} else {
-		base = qs;
+		break;
+	case VNAPI_XS_INTR:
+		base = is;
+		break;
+	case VNAPI_XS_PPN:
+		return is->notifications ? is->wakeup_packets / is->notifications : 0;
 	}
 	return *(const uint64_t *)((const char *)base + x->offset);
 }
@@ -1155,7 +1210,7 @@ vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned
 		for (k = 0; k < RTE_DIM(vnapi_rxq_xstats); k++, i++) {
 			xs[i].id = i;
 			xs[i].value = rxq ? vnapi_xstat_read(&vnapi_rxq_xstats[k], &rxq->stats,
-							     rxq->vq) : 0;
+							     rxq->vq, &rxq->istats) : 0;
 		}
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
@@ -1164,7 +1219,7 @@ vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned
 		for (k = 0; k < RTE_DIM(vnapi_txq_xstats); k++, i++) {
 			xs[i].id = i;
 			xs[i].value = txq ? vnapi_xstat_read(&vnapi_txq_xstats[k], &txq->stats,
-							     txq->vq) : 0;
+							     txq->vq, NULL) : 0;
 		}
 	}
 	return n;
@@ -1193,6 +1248,11 @@ static const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.rx_queue_release = vnapi_dev_rx_queue_release,
 	.tx_queue_setup = vnapi_dev_tx_queue_setup,
 	.tx_queue_release = vnapi_dev_tx_queue_release,
+	.rx_queue_intr_enable = vnapi_dev_rx_queue_intr_enable,
+	.rx_queue_intr_disable = vnapi_dev_rx_queue_intr_disable,
+	.dev_supported_ptypes_get = vnapi_dev_supported_ptypes_get,
+	.dev_ptypes_set = vnapi_dev_ptypes_set,
+	.get_monitor_addr = vnapi_get_monitor_addr,
 };
 
 /* ---------------------------------------------------------- probe/remove */
@@ -1257,6 +1317,10 @@ vnapi_probe(struct rte_vdev_device *vdev)
 		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
 
 	dev->dev_ops = &vnapi_eth_dev_ops;
+	dev->rx_queue_count = vnapi_rx_queue_count;
+	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
+	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+	hw->parse_ptype = true;
 	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	dev->data->promiscuous = 1;
 	dev->data->all_multicast = 1;
@@ -1301,4 +1365,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_vnapi,
 	VNAPI_ARG_QUEUE_SIZE "=<64-32768, power of 2> "
 	VNAPI_ARG_MAC "=<xx:xx:xx:xx:xx:xx> "
 	VNAPI_ARG_MRG_RXBUF "=<0|1> "
-	VNAPI_ARG_EVENT_IDX "=<0|1>");
+	VNAPI_ARG_EVENT_IDX "=<0|1> "
+	VNAPI_ARG_INTR_RESCUE "=<signal|eagain>");

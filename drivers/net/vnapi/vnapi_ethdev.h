@@ -24,6 +24,7 @@
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_power_intrinsics.h>
 
 #include "virtq.h"
 #include "vnapi_vhost_user.h"
@@ -63,6 +64,12 @@ struct vnapi_net_hdr {
 	uint16_t num_buffers;
 } __rte_packed;
 
+/** What rx_queue_intr_enable does when work raced the arming. */
+enum vnapi_intr_rescue {
+	VNAPI_RESCUE_SIGNAL, /**< Signal the queue's own eventfd: the waiter returns at once. */
+	VNAPI_RESCUE_EAGAIN, /**< Disarm again and return -EAGAIN: the caller keeps polling. */
+};
+
 /** Devargs, parsed once at probe. The initializer holds the defaults. */
 struct vnapi_params {
 	char path[108];
@@ -72,6 +79,7 @@ struct vnapi_params {
 	bool mac_set;
 	bool mrg_rxbuf;
 	bool event_idx;
+	enum vnapi_intr_rescue intr_rescue;
 };
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
@@ -83,6 +91,19 @@ struct vnapi_queue_stats {
 	uint64_t full;        /**< tx: bursts cut short by a full ring. */
 	uint64_t kicks;       /**< Notifications written to the kick eventfd. */
 	uint64_t kick_errors; /**< Kick eventfd writes that failed. */
+};
+
+/**
+ * Rx interrupt counters (the NAPI figures), exported as xstats.
+ * A wakeup is a disarm that found the queue's eventfd signalled.
+ */
+struct vnapi_intr_stats {
+	uint64_t arms;           /**< Disarmed -> armed transitions. */
+	uint64_t rescues;        /**< Work found by the re-check at arming. */
+	uint64_t notifications;  /**< Eventfd writes by the back end (read at disarm). */
+	uint64_t wakeups;        /**< Disarms that found the eventfd signalled. */
+	uint64_t wakeup_packets; /**< Packets received from a wakeup to the next arm. */
+	uint64_t spurious;       /**< Wakeups whose first poll found nothing. */
 };
 
 struct vnapi_rxq {
@@ -101,7 +122,12 @@ struct vnapi_rxq {
 	struct rte_mbuf *mrg_head;
 	struct rte_mbuf *mrg_tail;
 	uint16_t mrg_left;
+	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
+	bool wake_window;             /**< Between a wakeup and the next arm. */
+	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
+	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
 	struct vnapi_queue_stats stats;
+	struct vnapi_intr_stats istats;
 };
 
 struct vnapi_txq {
@@ -125,6 +151,7 @@ struct vnapi_hw {
 	uint16_t max_queue_pairs;    /**< Back end's limit (GET_QUEUE_NUM), or 1. */
 	uint16_t nb_qp;              /**< Queue pairs configured. */
 	uint16_t hdr_size;
+	bool parse_ptype;            /**< Default for new rx queues. */
 	bool started;
 	volatile bool connected;     /**< Cleared by the disconnect detector. */
 };
@@ -143,6 +170,20 @@ vnapi_has_feature(const struct vnapi_hw *hw, unsigned int bit)
 {
 	return (hw->features >> bit) & 1;
 }
+
+/* vnapi_intr.c */
+int vnapi_intr_configure(struct rte_eth_dev *dev);
+void vnapi_intr_release(struct rte_eth_dev *dev);
+int vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
+int vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
+uint32_t vnapi_rx_queue_count(void *rx_queue);
+int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);
+int vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset);
+const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev);
+int vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask);
+int vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc);
+void vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
+void vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n);
 
 /* vnapi_rxtx.c */
 uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);

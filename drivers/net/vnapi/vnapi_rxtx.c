@@ -79,9 +79,17 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 	return added;
 }
 
+/* Per burst, never per packet: refill, and the rare per-queue extras. */
 static inline void
-vnapi_rx_finish(struct vnapi_rxq *rxq)
+vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx,
+		uint64_t bytes)
 {
+	rxq->stats.packets += nb_rx;
+	rxq->stats.bytes += bytes;
+	if (rxq->parse_ptype)
+		vnapi_rx_parse_ptypes(rx_pkts, nb_rx);
+	if (unlikely(rxq->wake_window))
+		vnapi_rx_wake_account(rxq, nb_rx);
 	if (virtq_num_free(rxq->vq) >= VNAPI_RX_REFILL_THRESH)
 		vnapi_rxq_refill(rxq);
 }
@@ -122,9 +130,7 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		bytes += m->pkt_len;
 		rx_pkts[nb_rx++] = m;
 	}
-	rxq->stats.packets += nb_rx;
-	rxq->stats.bytes += bytes;
-	vnapi_rx_finish(rxq);
+	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
 	return nb_rx;
 }
 
@@ -197,9 +203,7 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 			rxq->mrg_tail = NULL;
 		}
 	}
-	rxq->stats.packets += nb_rx;
-	rxq->stats.bytes += bytes;
-	vnapi_rx_finish(rxq);
+	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
 	return nb_rx;
 }
 

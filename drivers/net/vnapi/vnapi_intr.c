@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Rx interrupts the NAPI way, and the queue introspection an interrupt-driven
+ * application relies on (queue count, descriptor status, packet types,
+ * monitor address).
+ *
+ * The interrupts are the back end's vhost-user "call" eventfds, one per rx
+ * vring, exposed as the efds of a VDEV interrupt handle so that the ethdev
+ * calls (rte_eth_dev_rx_intr_ctl_q, rte_epoll_wait) work as with any NIC.
+ * EAL is told not to read them (efd counter size 0): the driver reads the
+ * counter at disarm, so it knows how many notifications the back end sent.
+ *
+ * Arming follows Linux's virtqueue_enable_cb_prepare + virtqueue_poll: arm,
+ * full barrier, re-read the used index. Work that raced the arming wakes the
+ * waiter at once (we signal the queue's own eventfd), or, with
+ * intr_rescue=eagain, the call returns -EAGAIN with the queue disarmed.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_interrupts.h>
+#include <rte_mbuf.h>
+#include <rte_net.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_ethdev.h"
+#include "vnapi_logs.h"
+
+/* Build the rx interrupt handle over the rx vrings' call eventfds. */
+int
+vnapi_intr_configure(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	uint16_t nb_rxq = dev->data->nb_rx_queues;
+	struct rte_intr_handle *h;
+	uint16_t q;
+
+	vnapi_intr_release(dev);
+	if (!dev->data->dev_conf.intr_conf.rxq)
+		return 0;
+
+	h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (h == NULL)
+		return -ENOMEM;
+	if (rte_intr_type_set(h, RTE_INTR_HANDLE_VDEV) != 0 ||
+	    rte_intr_efd_counter_size_set(h, 0) != 0 ||
+	    rte_intr_nb_efd_set(h, nb_rxq) != 0 ||
+	    rte_intr_max_intr_set(h, nb_rxq + 1) != 0 ||
+	    rte_intr_vec_list_alloc(h, "vnapi_intr_vec", nb_rxq) != 0)
+		goto err;
+	for (q = 0; q < nb_rxq; q++) {
+		if (rte_intr_efds_index_set(h, q, proc->callfd[2 * q]) != 0 ||
+		    rte_intr_vec_list_index_set(h, q, RTE_INTR_VEC_RXTX_OFFSET + q) != 0)
+			goto err;
+	}
+	dev->intr_handle = h;
+	return 0;
+err:
+	VNAPI_INIT_LOG(ERR, "%s: cannot build the rx interrupt handle: %s",
+		       dev->data->name, rte_strerror(rte_errno));
+	rte_intr_vec_list_free(h);
+	rte_intr_instance_free(h);
+	return -ENOMEM;
+}
+
+void
+vnapi_intr_release(struct rte_eth_dev *dev)
+{
+	if (dev->intr_handle == NULL)
+		return;
+	rte_intr_vec_list_free(dev->intr_handle);
+	rte_intr_instance_free(dev->intr_handle);
+	dev->intr_handle = NULL;
+}
+
+int
+vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_proc *proc = dev->process_private;
+	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
+	uint64_t one = 1;
+	uint32_t opaque;
+
+	if (virtq_is_broken(rxq->vq))
+		return -EIO;
+	if (!virtq_intr_enabled(rxq->vq))
+		rxq->istats.arms++;
+	rxq->wake_window = false;
+	rxq->wake_first_poll = false;
+	/* Store of used_event / the flag, then (inside virtq_poll) a full
+	 * barrier, then the load of the used index: pairs with the back end's
+	 * store of the used index, full barrier, load of used_event / flag. One
+	 * of the two sides is bound to see the other's store. */
+	opaque = virtq_enable_intr_prepare(rxq->vq);
+	if (likely(!virtq_poll(rxq->vq, opaque)))
+		return 0;
+
+	rxq->istats.rescues++;
+	if (hw->params.intr_rescue == VNAPI_RESCUE_EAGAIN) {
+		virtq_disable_intr(rxq->vq);
+		return -EAGAIN;
+	}
+	/* The back end may or may not have signalled for this work: signal
+	 * ourselves so the waiter returns now rather than at its timeout. */
+	if (write(proc->callfd[rxq->vring], &one, sizeof(one)) == sizeof(one))
+		rxq->own_signals++;
+	return 0;
+}
+
+int
+vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
+	uint64_t cnt = 0;
+
+	virtq_disable_intr(rxq->vq);
+	/* Non-blocking read: the number of writes since the last read. */
+	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
+		return 0;
+	if (cnt > rxq->own_signals)
+		rxq->istats.notifications += cnt - rxq->own_signals;
+	rxq->own_signals = 0;
+	rxq->istats.wakeups++;
+	rxq->wake_window = true;
+	rxq->wake_first_poll = true;
+	return 0;
+}
+
+/* Called by the rx bursts while a wakeup window is open (rare branch). */
+void
+vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
+{
+	if (rxq->wake_first_poll) {
+		rxq->wake_first_poll = false;
+		if (nb_rx == 0)
+			rxq->istats.spurious++;
+	}
+	rxq->istats.wakeup_packets += nb_rx;
+}
+
+uint32_t
+vnapi_rx_queue_count(void *rx_queue)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+
+	return virtq_used_count(rxq->vq);
+}
+
+int
+vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	uint16_t posted = rxq->cfg.num - virtq_num_free(rxq->vq);
+
+	if (offset >= rxq->cfg.num)
+		return -EINVAL;
+	if (offset < virtq_used_count(rxq->vq))
+		return RTE_ETH_RX_DESC_DONE;
+	if (offset < posted)
+		return RTE_ETH_RX_DESC_AVAIL;
+	return RTE_ETH_RX_DESC_UNAVAIL;
+}
+
+int
+vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset)
+{
+	struct vnapi_txq *txq = tx_queue;
+	uint16_t in_flight = txq->cfg.num - virtq_num_free(txq->vq);
+	uint16_t done = virtq_used_count(txq->vq);
+
+	if (offset >= txq->cfg.num)
+		return -EINVAL;
+	if (offset < in_flight - done)
+		return RTE_ETH_TX_DESC_FULL;
+	return RTE_ETH_TX_DESC_DONE;
+}
+
+static const uint32_t vnapi_ptypes[] = {
+	RTE_PTYPE_L2_ETHER,
+	RTE_PTYPE_L2_ETHER_VLAN,
+	RTE_PTYPE_L3_IPV4,
+	RTE_PTYPE_L3_IPV4_EXT,
+	RTE_PTYPE_L3_IPV6,
+	RTE_PTYPE_L3_IPV6_EXT,
+	RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L4_FRAG,
+	RTE_PTYPE_UNKNOWN,
+};
+
+const uint32_t *
+vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	return hw->parse_ptype ? vnapi_ptypes : NULL;
+}
+
+/* Any mask turns software parsing on; RTE_PTYPE_UNKNOWN (0) turns it off. */
+int
+vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	uint16_t q;
+
+	hw->parse_ptype = ptype_mask != 0;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			rxq->parse_ptype = hw->parse_ptype;
+	}
+	return 0;
+}
+
+void
+vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		pkts[i]->packet_type = rte_net_get_ptype(pkts[i], NULL,
+				RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
+}
+
+/* rte_power_monitor: sleep while the used index stays where we last read it. */
+static int
+vnapi_monitor_cb(const uint64_t value, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
+{
+	return (uint16_t)value != (uint16_t)opaque[0] ? -1 : 0;
+}
+
+int
+vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	struct virtq_used *used;
+
+	/* Split ring: the device's next completion moves used->idx. */
+	if (virtq_params(rxq->vq)->layout != VIRTQ_LAYOUT_SPLIT || virtq_is_broken(rxq->vq))
+		return -ENOTSUP;
+	used = virtq_device_area(rxq->vq);
+	pmc->addr = &used->idx;
+	pmc->opaque[0] = virtq_last_used_idx(rxq->vq);
+	pmc->size = sizeof(used->idx);
+	pmc->fn = vnapi_monitor_cb;
+	return 0;
+}
