@@ -496,7 +496,7 @@ vnapi_sock_intr_cb(void *arg)
 	link.link_status = RTE_ETH_LINK_DOWN;
 	link.link_speed = RTE_ETH_SPEED_NUM_NONE;
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
-	if (rte_eth_linkstatus_set(dev, &link) != 0)
+	if (rte_eth_linkstatus_set(dev, &link) == 0) /* changed */
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 }
 
@@ -512,8 +512,8 @@ vnapi_link_set(struct rte_eth_dev *dev, bool up)
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
 	link.link_status = up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
 	link.link_speed = up ? RTE_ETH_SPEED_NUM_10G : RTE_ETH_SPEED_NUM_NONE;
-	if (rte_eth_linkstatus_set(dev, &link) != 0 && dev->data->dev_conf.intr_conf.lsc)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+	/* Start and stop are the application's own doing: no LSC event. */
+	rte_eth_linkstatus_set(dev, &link);
 }
 
 static int
