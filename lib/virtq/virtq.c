@@ -1,2 +1,248 @@
-/* placeholder */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The public virtqueue functions: parameter checks, the broken state, the
+ * size helpers, and dispatch to the layout through vq->ops.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "virtq.h"
+#include "virtq_private.h"
+
+/* Layouts built in; NULL: not (yet) implemented. */
+static const struct virtq_ops *const virtq_layout_ops[] = {
+	[VIRTQ_LAYOUT_SPLIT] = &virtq_ops_split,
+	[VIRTQ_LAYOUT_PACKED] = NULL,
+};
+
+static const struct virtq_ops *
+virtq_params_ops(const struct virtq_params *p)
+{
+	if (p == NULL)
+		return NULL;
+	if ((unsigned int)p->layout >= sizeof(virtq_layout_ops) / sizeof(virtq_layout_ops[0]))
+		return NULL;
+	/* A power of two, 2..VIRTQ_MAX_NUM. */
+	if (p->num < 2 || p->num > VIRTQ_MAX_NUM || (p->num & (p->num - 1)) != 0)
+		return NULL;
+	return virtq_layout_ops[p->layout];
+}
+
+size_t
+virtq_ring_mem_size(const struct virtq_params *p)
+{
+	const struct virtq_ops *ops = virtq_params_ops(p);
+
+	return ops == NULL ? 0 : ops->ring_mem_size(p->num);
+}
+
+size_t
+virtq_state_size(const struct virtq_params *p)
+{
+	if (virtq_params_ops(p) == NULL)
+		return 0;
+	return sizeof(struct virtq) + (size_t)p->num * sizeof(struct virtq_head) +
+		(size_t)p->num * sizeof(uint16_t);
+}
+
+int
+virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem)
+{
+	const struct virtq_ops *ops = virtq_params_ops(p);
+	uint16_t i;
+
+	if (vq == NULL || ops == NULL || ring_mem == NULL ||
+	    ((uintptr_t)ring_mem & (VIRTQ_RING_ALIGN - 1)) != 0)
+		return -EINVAL;
+
+	memset(vq, 0, virtq_state_size(p));
+	memset(ring_mem, 0, ops->ring_mem_size(p->num));
+	vq->ops = ops;
+	vq->params = *p;
+	vq->mask = p->num - 1;
+	vq->next = (uint16_t *)&vq->heads[p->num];
+
+	/* Every descriptor free, linked in index order. */
+	for (i = 0; i < p->num - 1; i++)
+		vq->next[i] = i + 1;
+	vq->next[p->num - 1] = 0;
+	vq->free_head = 0;
+	vq->num_free = p->num;
+
+	vq->avail_idx = p->start_idx;
+	vq->avail_published = p->start_idx;
+	vq->last_used = p->start_idx;
+
+	ops->init(vq, ring_mem);
+	return 0;
+}
+
+const struct virtq_params *
+virtq_params(const struct virtq *vq)
+{
+	return &vq->params;
+}
+
+void *
+virtq_desc_area(const struct virtq *vq)
+{
+	return vq->desc_area;
+}
+
+void *
+virtq_driver_area(const struct virtq *vq)
+{
+	return vq->driver_area;
+}
+
+void *
+virtq_device_area(const struct virtq *vq)
+{
+	return vq->device_area;
+}
+
+uint16_t
+virtq_num_free(const struct virtq *vq)
+{
+	return vq->num_free;
+}
+
+int
+virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+	  void *cookie)
+{
+	if (vq->broken)
+		return -EIO;
+	if ((uint32_t)out + in == 0 || cookie == NULL || sg == NULL)
+		return -EINVAL;
+	if ((uint32_t)out + in > vq->num_free)
+		return -ENOSPC;
+	vq->ops->add(vq, sg, out, in, cookie);
+	return 0;
+}
+
+uint16_t
+virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies, uint16_t n)
+{
+	if (vq->broken || n == 0 || sg == NULL || cookies == NULL)
+		return 0;
+	if (n > vq->num_free)
+		n = vq->num_free;
+	return vq->ops->add_inbufs(vq, sg, cookies, n);
+}
+
+bool
+virtq_kick_prepare(struct virtq *vq)
+{
+	if (vq->broken)
+		return false;
+	return vq->ops->kick_prepare(vq);
+}
+
+uint16_t
+virtq_get_used(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
+{
+	if (vq->broken || max == 0 || cookies == NULL)
+		return 0;
+	return vq->ops->get_used(vq, cookies, lens, max);
+}
+
+uint16_t
+virtq_used_count(struct virtq *vq)
+{
+	if (vq->broken)
+		return 0;
+	return vq->ops->used_count(vq);
+}
+
+uint32_t
+virtq_enable_intr_prepare(struct virtq *vq)
+{
+	/* Nothing is armed on a broken queue; virtq_poll() will say false. */
+	if (vq->broken)
+		return vq->last_used;
+	return vq->ops->enable_intr_prepare(vq);
+}
+
+bool
+virtq_poll(struct virtq *vq, uint32_t opaque)
+{
+	if (vq->broken)
+		return false;
+	return vq->ops->poll(vq, opaque);
+}
+
+void
+virtq_disable_intr(struct virtq *vq)
+{
+	if (vq->broken)
+		return;
+	vq->ops->disable_intr(vq);
+}
+
+bool
+virtq_intr_enabled(const struct virtq *vq)
+{
+	return vq->intr_enabled;
+}
+
+void *
+virtq_detach_unused(struct virtq *vq)
+{
+	/* Allowed on a broken queue: the caller must get its buffers back. */
+	return vq->ops->detach_unused(vq);
+}
+
+bool
+virtq_is_broken(const struct virtq *vq)
+{
+	return vq->broken;
+}
+
+const char *
+virtq_broken_reason(const struct virtq *vq)
+{
+	return vq->broken_reason;
+}
+
+void
+virtq_mark_broken(struct virtq *vq, const char *reason)
+{
+	/* The first reason is the one worth reporting. */
+	if (vq->broken)
+		return;
+	vq->broken = true;
+	vq->broken_reason = reason != NULL ? reason : "marked broken";
+}
+
+void
+virtq_bad_used(struct virtq *vq, const char *reason)
+{
+	vq->stats.bad_used++;
+	virtq_mark_broken(vq, reason);
+}
+
+const struct virtq_stats *
+virtq_stats(const struct virtq *vq)
+{
+	return &vq->stats;
+}
+
+uint16_t
+virtq_avail_idx(const struct virtq *vq)
+{
+	return vq->avail_idx;
+}
+
+uint16_t
+virtq_last_used_idx(const struct virtq *vq)
+{
+	return vq->last_used;
+}

@@ -1,2 +1,412 @@
-/* placeholder */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Split virtqueue, driver side (virtio 1.2 section 2.7).
+ *
+ * Ring memory: descriptor table at offset 0, avail ring (with used_event)
+ * right after it, used ring (with avail_event) at the next VIRTQ_RING_ALIGN
+ * boundary.
+ *
+ * What we publish (avail idx, avail flags, used_event) has a private shadow
+ * and is never read back. What the device publishes (used idx, used entries,
+ * used flags, avail_event) is read with single loads and every used entry is
+ * validated before it is trusted. Descriptor links live in the private
+ * vq->next[]; desc->next is written, never read.
+ *
+ * Concurrency: one driver thread per queue (see virtq.h); the device runs
+ * concurrently. Each barrier below names what it orders and the device access
+ * it pairs with.
+ */
+
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <rte_atomic.h>
+
+#include "virtq.h"
+#include "virtq_private.h"
+#include "virtq_ring.h"
+
+/* Offset of the used ring: after the avail ring, at the next ring alignment. */
+static size_t
+virtq_used_offset_split(uint16_t num)
+{
+	size_t end = (size_t)virtq_split_desc_size(num) + virtq_split_avail_size(num);
+
+	return (end + VIRTQ_RING_ALIGN - 1) & ~((size_t)VIRTQ_RING_ALIGN - 1);
+}
+
+static size_t
+virtq_ring_mem_size_split(uint16_t num)
+{
+	return virtq_used_offset_split(num) + virtq_split_used_size(num);
+}
+
+/*
+ * The ring memory is zeroed. Start as a device given SET_VRING_BASE(start_idx)
+ * expects: avail idx = used idx = start_idx. avail_event (device-owned, set
+ * before the device runs) = start_idx, which is what a fresh zeroed ring means
+ * with start_idx 0: "notify me about the first buffer". Interrupts start
+ * suppressed: flag set, or used_event = start_idx - 1, out of reach (the
+ * device's used idx must travel 2^16 - 1 entries to cross it).
+ */
+static void
+virtq_init_split(struct virtq *vq, void *ring_mem)
+{
+	uint16_t num = vq->params.num;
+	uint16_t start = vq->params.start_idx;
+	uint8_t *base = ring_mem;
+
+	vq->split.desc = (struct virtq_desc *)base;
+	vq->split.avail = (struct virtq_avail *)(base + virtq_split_desc_size(num));
+	vq->split.used = (struct virtq_used *)(base + virtq_used_offset_split(num));
+	vq->split.used_event = virtq_used_event(vq->split.avail, num);
+	vq->split.avail_event = virtq_avail_event(vq->split.used, num);
+	vq->desc_area = vq->split.desc;
+	vq->driver_area = vq->split.avail;
+	vq->device_area = vq->split.used;
+
+	vq->split.avail->idx = start;
+	vq->split.used->idx = start;
+	*vq->split.avail_event = start;
+	if (vq->params.event_idx) {
+		/* The driver must keep flags at 0 with event idx (2.7.7.1). */
+		vq->avail_flags = 0;
+		vq->used_event = (uint16_t)(start - 1);
+		*vq->split.used_event = vq->used_event;
+	} else {
+		vq->avail_flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
+		vq->split.avail->flags = vq->avail_flags;
+	}
+	vq->intr_enabled = false;
+}
+
+/* Return a chain to the free list (private links only). */
+static void
+virtq_free_chain_split(struct virtq *vq, uint16_t head)
+{
+	struct virtq_head *h = &vq->heads[head];
+	uint16_t last = head;
+	uint16_t i;
+
+	for (i = 1; i < h->ndescs; i++)
+		last = vq->next[last];
+	/* When num_free is 0, free_head is stale; the list is walked by count. */
+	vq->next[last] = vq->free_head;
+	vq->free_head = head;
+	vq->num_free += h->ndescs;
+	h->cookie = NULL;
+	h->ndescs = 0;
+	h->nin = 0;
+	h->in_len = 0;
+}
+
+/*
+ * Descriptors and the avail ring entry are plain stores: the device may not
+ * read them before it sees the avail idx that virtq_kick_prepare_split()
+ * publishes with a release store.
+ */
+static void
+virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		void *cookie)
+{
+	uint32_t total = (uint32_t)out + in;
+	uint16_t head = vq->free_head;
+	uint16_t idx = head;
+	uint64_t in_len = 0;
+	uint32_t i;
+
+	for (i = 0; i < total; i++) {
+		struct virtq_desc *d = &vq->split.desc[idx];
+		uint16_t flags = 0;
+
+		if (i >= out) {
+			flags |= VIRTQ_DESC_F_WRITE;
+			in_len += sg[i].len;
+		}
+		if (i + 1 < total)
+			flags |= VIRTQ_DESC_F_NEXT;
+		d->addr = sg[i].addr;
+		d->len = sg[i].len;
+		d->flags = flags;
+		d->next = (flags & VIRTQ_DESC_F_NEXT) ? vq->next[idx] : 0;
+		idx = vq->next[idx];
+	}
+	vq->free_head = idx;
+	vq->num_free -= total;
+
+	vq->heads[head].cookie = cookie;
+	vq->heads[head].ndescs = total;
+	vq->heads[head].nin = in;
+	vq->heads[head].in_len = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;
+
+	/* Slot avail_idx modulo num: the device has read the entry num indices
+	 * back, since fewer than num chains are outstanding (one was free).
+	 */
+	vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
+	vq->avail_idx++;
+}
+
+/* The rx refill path: one device-writable descriptor per buffer. */
+static uint16_t
+virtq_add_inbufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+		       uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		uint16_t head = vq->free_head;
+		struct virtq_desc *d = &vq->split.desc[head];
+		struct virtq_head *h = &vq->heads[head];
+
+		if (cookies[i] == NULL)
+			break;
+		d->addr = sg[i].addr;
+		d->len = sg[i].len;
+		d->flags = VIRTQ_DESC_F_WRITE;
+		d->next = 0;
+		vq->free_head = vq->next[head];
+		vq->num_free--;
+		h->cookie = cookies[i];
+		h->ndescs = 1;
+		h->nin = 1;
+		h->in_len = sg[i].len;
+		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
+		vq->avail_idx++;
+	}
+	return i;
+}
+
+static bool
+virtq_kick_prepare_split(struct virtq *vq)
+{
+	uint16_t old = vq->avail_published;
+	uint16_t new_idx = vq->avail_idx;
+	bool need;
+
+	if (new_idx == old)
+		return false;
+
+	/* Release: our stores of descriptors and avail ring entries before the
+	 * avail idx; pairs with the device's load-acquire of avail idx before
+	 * it reads the entries.
+	 */
+	__atomic_store_n(&vq->split.avail->idx, new_idx, __ATOMIC_RELEASE);
+	vq->avail_published = new_idx;
+
+	/* Full barrier: our store of avail idx before our load of used flags /
+	 * avail_event; pairs with the device's store of flags / avail_event
+	 * before its re-check load of avail idx. Without it both sides could
+	 * miss each other's update and the device would sleep on new buffers.
+	 */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	if (vq->params.event_idx) {
+		uint16_t ev = __atomic_load_n(vq->split.avail_event, __ATOMIC_RELAXED);
+
+		/* Between kicks at most num entries are added, so new - old
+		 * modulo 2^16 is exact.
+		 */
+		need = virtq_need_event(ev, new_idx, old);
+	} else {
+		uint16_t flags = __atomic_load_n(&vq->split.used->flags, __ATOMIC_RELAXED);
+
+		need = !(flags & VIRTQ_USED_F_NO_NOTIFY);
+	}
+	if (need)
+		vq->stats.kicks++;
+	else
+		vq->stats.kicks_suppressed++;
+	return need;
+}
+
+/* Write used_event if it changes; true if shared memory was written. */
+static bool
+virtq_set_used_event_split(struct virtq *vq, uint16_t v)
+{
+	if (vq->used_event == v)
+		return false;
+	vq->used_event = v;
+	/* Ordered against our later load of used idx by the fence in
+	 * virtq_poll_split() when it matters (arming).
+	 */
+	__atomic_store_n(vq->split.used_event, v, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Write avail flags if they change; true if shared memory was written. */
+static bool
+virtq_set_avail_flags_split(struct virtq *vq, uint16_t flags)
+{
+	if (vq->avail_flags == flags)
+		return false;
+	vq->avail_flags = flags;
+	__atomic_store_n(&vq->split.avail->flags, flags, __ATOMIC_RELAXED);
+	return true;
+}
+
+static uint16_t
+virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
+{
+	uint16_t num = vq->params.num;
+	uint16_t used_idx;
+	uint16_t pending;
+	uint16_t n;
+
+	/* Acquire: our load of used idx before our loads of the used entries;
+	 * pairs with the device's store-release of used idx after writing the
+	 * entries. One load per call.
+	 */
+	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE);
+	pending = (uint16_t)(used_idx - vq->last_used); /* modulo 2^16 */
+	if (pending > num) {
+		virtq_bad_used(vq, "used idx moved more than num past the last used");
+		return 0;
+	}
+	if (pending > max)
+		pending = max;
+
+	for (n = 0; n < pending; n++) {
+		const struct virtq_used_elem *e = &vq->split.used->ring[vq->last_used & vq->mask];
+		/* Each field read once: the device cannot change what we checked. */
+		uint32_t id = __atomic_load_n(&e->id, __ATOMIC_RELAXED);
+		uint32_t len = __atomic_load_n(&e->len, __ATOMIC_RELAXED);
+		struct virtq_head *h;
+
+		if (id >= num) {
+			virtq_bad_used(vq, "used id out of range");
+			break;
+		}
+		h = &vq->heads[id];
+		if (h->cookie == NULL) {
+			virtq_bad_used(vq, "used id is not an outstanding head");
+			break;
+		}
+		if (h->nin == 0)
+			len = 0;    /* Nothing device-writable: len means nothing. */
+		else if (len > h->in_len) {
+			virtq_bad_used(vq, "used len exceeds the writable length");
+			break;
+		}
+		cookies[n] = h->cookie;
+		if (lens != NULL)
+			lens[n] = len;
+		virtq_free_chain_split(vq, (uint16_t)id);
+		vq->last_used++;
+	}
+
+	/*
+	 * Disarmed with event idx: used_event = L - 1 for some earlier last used
+	 * L. Once we are 2^15 past it, move it to last_used - 1 again, so the
+	 * device (at most num <= 2^15 ahead of us) never crosses it. The store
+	 * needs no barrier: the device can only complete buffers we publish
+	 * later with a release store of avail idx, which orders this store
+	 * before them. Rare: once per 2^15 completions.
+	 */
+	if (vq->params.event_idx && !vq->intr_enabled && !vq->broken &&
+	    (uint16_t)(vq->last_used - vq->used_event) >= 0x8000)
+		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
+	return n;
+}
+
+static uint16_t
+virtq_used_count_split(struct virtq *vq)
+{
+	uint16_t pending;
+
+	/* Acquire: pairs with the device's store-release of used idx, so a
+	 * count seen here is backed by visible entries for virtq_get_used().
+	 */
+	pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
+			     vq->last_used);
+	if (pending > vq->params.num) {
+		virtq_bad_used(vq, "used idx moved more than num past the last used");
+		return 0;
+	}
+	return pending;
+}
+
+static uint32_t
+virtq_enable_intr_prepare_split(struct virtq *vq)
+{
+	bool wrote;
+
+	if (vq->params.event_idx)
+		wrote = virtq_set_used_event_split(vq, vq->last_used);
+	else
+		wrote = virtq_set_avail_flags_split(vq,
+			vq->avail_flags & (uint16_t)~VIRTQ_AVAIL_F_NO_INTERRUPT);
+	vq->intr_enabled = true;
+	if (wrote)
+		vq->stats.intr_arms++;
+	return vq->last_used;
+}
+
+static bool
+virtq_poll_split(struct virtq *vq, uint32_t opaque)
+{
+	uint16_t used_idx;
+
+	/* Full barrier: our store of avail flags / used_event (the arming)
+	 * before our load of used idx; pairs with the device's full barrier
+	 * between its store of used idx and its load of flags / used_event.
+	 * Either the device sees the arming and notifies, or we see its used
+	 * idx here.
+	 */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_RELAXED);
+	return (uint16_t)opaque != used_idx;
+}
+
+static void
+virtq_disable_intr_split(struct virtq *vq)
+{
+	if (!vq->intr_enabled)
+		return;    /* Already suppressed; get_used keeps used_event away. */
+	vq->intr_enabled = false;
+	if (vq->params.event_idx)
+		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
+	else
+		virtq_set_avail_flags_split(vq, vq->avail_flags | VIRTQ_AVAIL_F_NO_INTERRUPT);
+}
+
+/*
+ * Every head with a cookie is outstanding: added (published or not) and not
+ * taken by get_used. Scan from detach_pos so that draining is O(num) in all;
+ * heads below detach_pos were already looked at (the queue is stopped, no add
+ * runs meanwhile).
+ */
+static void *
+virtq_detach_unused_split(struct virtq *vq)
+{
+	uint32_t i;
+
+	for (i = vq->detach_pos; i < vq->params.num; i++) {
+		void *cookie = vq->heads[i].cookie;
+
+		if (cookie != NULL) {
+			virtq_free_chain_split(vq, (uint16_t)i);
+			vq->detach_pos = (uint16_t)(i + 1);
+			return cookie;
+		}
+	}
+	vq->detach_pos = 0;
+	return NULL;
+}
+
+const struct virtq_ops virtq_ops_split = {
+	.ring_mem_size = virtq_ring_mem_size_split,
+	.init = virtq_init_split,
+	.add = virtq_add_split,
+	.add_inbufs = virtq_add_inbufs_split,
+	.kick_prepare = virtq_kick_prepare_split,
+	.get_used = virtq_get_used_split,
+	.used_count = virtq_used_count_split,
+	.enable_intr_prepare = virtq_enable_intr_prepare_split,
+	.poll = virtq_poll_split,
+	.disable_intr = virtq_disable_intr_split,
+	.detach_unused = virtq_detach_unused_split,
+};

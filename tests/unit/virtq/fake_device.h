@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_FAKE_DEVICE_H_
+#define _VNAPI_FAKE_DEVICE_H_
+
+/**
+ * @file
+ * The DEVICE half of a virtqueue over plain memory, for the unit tests.
+ *
+ * It behaves as a vhost-user backend that got SET_VRING_BASE(start_idx) and
+ * SET_VRING_ADDR(the driver's areas): it pops available chains, validating
+ * everything the driver wrote; writes data into the device-writable buffers;
+ * pushes used entries with a chosen len; publishes them and decides, by the
+ * flag or event-idx rule, whether it would send a call (counted). Kicks are
+ * counted when the test delivers them (fake_dev_kick()). Fault injection
+ * writes what a buggy or hostile device would.
+ *
+ * Layouts sit behind an ops table (split now; packed to be added), like
+ * lib/virtq. Not thread safe: one device thread at a time.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "virtq.h"
+
+/** Longest chain the fake device records. */
+#define FAKE_DEV_MAX_SG 64
+
+/** One chain popped from the avail ring. */
+struct fake_dev_chain {
+	uint16_t id;        /**< Split: head descriptor index. */
+	uint16_t ndescs;
+	uint16_t nout;      /**< Device-readable elements, first. */
+	uint16_t nin;       /**< Device-writable elements, after them. */
+	uint32_t out_len;
+	uint32_t in_len;    /**< Sum of the writable lengths. */
+	struct virtq_sg sg[FAKE_DEV_MAX_SG];
+	uint16_t desc_idx[FAKE_DEV_MAX_SG]; /**< Descriptor of each element. */
+};
+
+struct fake_dev_ops;
+
+struct fake_dev {
+	const struct fake_dev_ops *ops;
+	struct virtq_params params;
+	uint16_t mask;
+
+	struct {
+		struct virtq_desc *desc;
+		struct virtq_avail *avail;
+		struct virtq_used *used;
+		uint16_t *used_event;
+		uint16_t *avail_event;
+	} split;
+
+	uint16_t last_avail;       /**< Next avail entry to pop. */
+	uint16_t used_idx;         /**< Next used entry to write (not yet published). */
+	uint16_t used_published;   /**< Used idx in ring memory. */
+	uint16_t signalled_used;   /**< Used idx at the previous call decision. */
+	uint8_t *held;             /**< [num] descriptor popped and not yet pushed. */
+
+	/* Counters, exact. */
+	uint64_t kicks;            /**< fake_dev_kick() calls. */
+	uint64_t calls;            /**< Call decisions that said "notify". */
+	uint64_t call_checks;      /**< Call decisions taken (flushes that moved used idx). */
+	uint64_t pops;
+	uint64_t pushes;
+	uint64_t driver_errors;    /**< Rule violations by the driver seen by the device. */
+	char error[160];           /**< The last one. */
+};
+
+/**
+ * Attach to a driver's ring (SET_VRING_ADDR + SET_VRING_BASE).
+ * @return 0, -EINVAL (layout not built), -ENOMEM.
+ */
+int fake_dev_init(struct fake_dev *d, const struct virtq_params *p, void *desc_area,
+		  void *driver_area, void *device_area);
+void fake_dev_fini(struct fake_dev *d);
+
+/** A notification from the driver arrived. */
+void fake_dev_kick(struct fake_dev *d);
+
+/** Chains available and not yet popped (validated: -EPROTO if insane). */
+int fake_dev_avail_count(struct fake_dev *d);
+
+/**
+ * Pop the next available chain, validating the driver's descriptors.
+ * @return 1 popped; 0 nothing available; -EPROTO the driver broke a rule
+ * (d->error says which, d->driver_errors counts it).
+ */
+int fake_dev_pop(struct fake_dev *d, struct fake_dev_chain *c);
+
+/** Write @p len bytes of @p data into the writable buffers; returns bytes written. */
+uint32_t fake_dev_write(struct fake_dev *d, const struct fake_dev_chain *c, const void *data,
+			uint32_t len);
+
+/**
+ * Write the used entry for a popped chain (not yet visible: see flush).
+ * @return 0, -EINVAL if @p c is not held by the device.
+ */
+int fake_dev_push(struct fake_dev *d, const struct fake_dev_chain *c, uint32_t len);
+
+/**
+ * Publish the pushed entries (store-release of used idx), then a full fence,
+ * then read flags / used_event and decide whether to call the driver.
+ * @return true if a call was "sent" (counted in d->calls).
+ */
+bool fake_dev_flush(struct fake_dev *d);
+
+/** Flag mode: set or clear VIRTQ_USED_F_NO_NOTIFY. */
+void fake_dev_set_no_notify(struct fake_dev *d, bool no_notify);
+/** Event idx: write avail_event (notify me when avail idx passes @p v). */
+void fake_dev_set_avail_event(struct fake_dev *d, uint16_t v);
+
+/* Fault injection: each writes a used entry / moves the used idx the way a
+ * buggy device would; like fake_dev_push(), nothing is visible before
+ * fake_dev_flush().
+ */
+/** A used entry with an arbitrary id and len (no checks, no bookkeeping). */
+void fake_dev_push_raw(struct fake_dev *d, uint32_t id, uint32_t len);
+/** Used id out of range (= num). */
+void fake_dev_inject_bad_id(struct fake_dev *d);
+/** Used id that is not an outstanding head (the caller chooses which). */
+void fake_dev_inject_non_head(struct fake_dev *d, uint16_t id);
+/** A held chain completed with len = its writable length + 1. */
+void fake_dev_inject_len_too_large(struct fake_dev *d, const struct fake_dev_chain *c);
+/** Used idx moved by num + 1 without entries. */
+void fake_dev_inject_used_jump(struct fake_dev *d);
+
+#endif /* _VNAPI_FAKE_DEVICE_H_ */
