@@ -18,6 +18,18 @@
  * @note Thread safety: none. The control path (probe, start, stop, close)
  * owns the connection; the only other user is the disconnect detector, which
  * only peeks (vnapi_vhost_user_peer_gone()).
+ *
+ * Errors of the request functions: 0 on success, or
+ * - -ENOTCONN: not connected (never connected, or closed after an error);
+ * - -EINVAL / -E2BIG / -EBADF: a bad argument, nothing was sent;
+ * - -EPIPE / -ECONNRESET: the back end closed the connection or it failed;
+ * - -ETIMEDOUT: no complete reply within reply_timeout_ms;
+ * - -EPROTO: the reply failed validation (vnapi_vhost_user_check_reply());
+ * - -EIO: the back end answered a REPLY_ACK request with a non-zero ack.
+ * After -EPIPE, -ECONNRESET, -ETIMEDOUT or -EPROTO the stream is no longer in
+ * step with the back end (a late or partial reply may still be queued), so
+ * the connection is closed (sock == -1) and later requests get -ENOTCONN.
+ * Every error is logged with the request name and the socket path.
  */
 
 #include <stdbool.h>
@@ -34,6 +46,9 @@
 
 #define VHOST_USER_MAX_MEM_REGIONS 8
 #define VHOST_USER_MAX_FDS         8
+
+/** Default bound on the wait for a reply (and for a blocked send). */
+#define VNAPI_VHOST_USER_REPLY_TIMEOUT_MS 5000
 
 /**
  * The requests we send: X(name, code, reply), where reply is
@@ -83,13 +98,24 @@ struct vnapi_vhost_user {
 	int sock;                 /**< -1 when not connected. */
 	uint64_t protocol_features; /**< Negotiated (acked) protocol features. */
 	char path[108];
+	/**
+	 * Bound on one request's send and reply, in ms. Set to
+	 * VNAPI_VHOST_USER_REPLY_TIMEOUT_MS by vnapi_vhost_user_connect();
+	 * may be changed afterwards (tests use a short one). 0: the default.
+	 */
+	unsigned int reply_timeout_ms;
 };
 
 /**
- * Connect to the back end's socket, retrying every @p retry_ms for up to
- * @p timeout_ms (0: one attempt).
- * @return 0; -ENOENT / -ECONNREFUSED / -ETIMEDOUT etc. with a log line naming
- * the path and what to check.
+ * Connect to the back end's socket, retrying every @p retry_ms (0: 1 ms)
+ * for up to @p timeout_ms (0: one attempt) while the socket is missing
+ * (ENOENT) or nobody listens on it (ECONNREFUSED). Initialises every field
+ * of @p vu; a connection already open in it is not closed (call
+ * vnapi_vhost_user_close() first). The socket is SOCK_CLOEXEC.
+ * @return 0; -EINVAL (no path); -ENAMETOOLONG (longer than sun_path);
+ * otherwise the last connect() error, e.g. -ENOENT or -ECONNREFUSED when
+ * the time ran out, -EACCES at once; each with a log line naming the path
+ * and what to check.
  */
 int vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
 			     unsigned int timeout_ms, unsigned int retry_ms);
@@ -106,7 +132,12 @@ bool vnapi_vhost_user_peer_gone(const struct vnapi_vhost_user *vu);
 int vnapi_vhost_user_get_features(struct vnapi_vhost_user *vu, uint64_t *features);
 int vnapi_vhost_user_set_features(struct vnapi_vhost_user *vu, uint64_t features);
 int vnapi_vhost_user_get_protocol_features(struct vnapi_vhost_user *vu, uint64_t *features);
-/** Also records @p features as vu->protocol_features (REPLY_ACK use starts after it). */
+/**
+ * Also records @p features as vu->protocol_features: REPLY_ACK use starts
+ * with the next request. This message itself never asks for an ack: the
+ * back end may handle NEED_REPLY before or after it applies the new
+ * features, so an ack may or may not come.
+ */
 int vnapi_vhost_user_set_protocol_features(struct vnapi_vhost_user *vu, uint64_t features);
 int vnapi_vhost_user_set_owner(struct vnapi_vhost_user *vu);
 int vnapi_vhost_user_get_queue_num(struct vnapi_vhost_user *vu, uint64_t *num);
@@ -115,13 +146,20 @@ int vnapi_vhost_user_set_mem_table(struct vnapi_vhost_user *vu,
 				   const struct vnapi_vhost_user_region *regions, unsigned int n);
 int vnapi_vhost_user_set_vring_num(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int num);
 int vnapi_vhost_user_set_vring_base(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int base);
+/** @return -EPROTO also if the reply names another vring than @p idx. */
 int vnapi_vhost_user_get_vring_base(struct vnapi_vhost_user *vu, unsigned int idx, unsigned int *base);
 int vnapi_vhost_user_set_vring_addr(struct vnapi_vhost_user *vu, unsigned int idx,
 				    uint64_t desc, uint64_t used, uint64_t avail, uint64_t log,
 				    unsigned int flags);
-/** @param fd the eventfd we write to kick; -1 sends the "no fd" (polling) flag. */
+/**
+ * @param idx vring index, at most 255 (-EINVAL otherwise).
+ * @param fd the eventfd we write to kick; -1 sends the "no fd" (polling) flag.
+ */
 int vnapi_vhost_user_set_vring_kick(struct vnapi_vhost_user *vu, unsigned int idx, int fd);
-/** @param fd the eventfd the back end writes; -1 sends the "no fd" flag. */
+/**
+ * @param idx vring index, at most 255 (-EINVAL otherwise).
+ * @param fd the eventfd the back end writes; -1 sends the "no fd" flag.
+ */
 int vnapi_vhost_user_set_vring_call(struct vnapi_vhost_user *vu, unsigned int idx, int fd);
 int vnapi_vhost_user_set_vring_enable(struct vnapi_vhost_user *vu, unsigned int idx, bool enable);
 int vnapi_vhost_user_set_status(struct vnapi_vhost_user *vu, uint8_t status);
@@ -133,8 +171,12 @@ int vnapi_vhost_user_get_status(struct vnapi_vhost_user *vu, uint8_t *status);
  * @param request the request we sent.
  * @param buf the bytes received (header then payload), @p len of them.
  * @param nfds file descriptors received with it.
- * @param value receives the u64 (U64 replies, acks) or the vring num (STATE).
- * @return 0 if valid; -EPROTO with a log line naming the field otherwise.
+ * @param value receives the u64 (U64 replies, acks) or, for STATE replies,
+ * ((uint64_t)index << 32) | num: the caller checks the index. May be NULL.
+ * For requests with no reply of their own (NONE) the reply checked is the
+ * REPLY_ACK ack (an 8-byte u64; the caller decides what non-zero means).
+ * @return 0 if valid; -EPROTO with a log line naming the field otherwise;
+ * -EINVAL if @p request is not one of VNAPI_VHOST_USER_REQUESTS.
  */
 int vnapi_vhost_user_check_reply(uint32_t request, const void *buf, size_t len,
 				 unsigned int nfds, uint64_t *value);

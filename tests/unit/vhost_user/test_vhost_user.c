@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Unit tests of the vhost-user front end against a fake back end (TAP).
+ * Every case also checks that it leaves no descriptor open.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vnapi_vhost_user.h"
+
+#include "fake_backend.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define FLAG_VERSION    0x1u
+#define FLAG_REPLY      (1u << 2)
+#define FLAG_NEED_REPLY (1u << 3)
+#define NOFD            (1u << 8)
+#define BIT(n)          (UINT64_C(1) << (n))
+
+/* Short reply timeout: the no-answer cases wait for it. */
+#define TEST_REPLY_TIMEOUT_MS 300
+
+/* In a case: log the failed check and jump to its cleanup. */
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		goto out; \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	long long a_ = (long long)(a), b_ = (long long)(b); \
+	if (a_ != b_) { \
+		printf("#   %s:%d: %s == %lld, expected %s == %lld\n", \
+		       __FILE__, __LINE__, #a, a_, #b, b_); \
+		goto out; \
+	} \
+} while (0)
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int
+count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static bool
+no_violations(struct fake_backend *fb)
+{
+	char what[160];
+	unsigned int n = fake_backend_violations(fb, what, sizeof(what));
+
+	if (n != 0)
+		printf("#   back end saw %u protocol violations, last: %s\n", n, what);
+	return n == 0;
+}
+
+/* Start a back end and connect to it; with @p ack, negotiate REPLY_ACK. */
+static struct fake_backend *
+setup(struct vnapi_vhost_user *vu, const struct fb_config *cfg, bool ack)
+{
+	struct fake_backend *fb = fake_backend_start(cfg);
+	uint64_t pf;
+
+	if (fb == NULL)
+		return NULL;
+	if (vnapi_vhost_user_connect(vu, fake_backend_path(fb), 1000, 10) != 0)
+		goto fail;
+	vu->reply_timeout_ms = TEST_REPLY_TIMEOUT_MS;
+	if (ack) {
+		if (vnapi_vhost_user_get_protocol_features(vu, &pf) != 0 ||
+		    !(pf & BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK)) ||
+		    vnapi_vhost_user_set_protocol_features(vu,
+				BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK)) != 0)
+			goto fail;
+	}
+	return fb;
+fail:
+	printf("#   setup failed\n");
+	vnapi_vhost_user_close(vu);
+	fake_backend_destroy(fb);
+	return NULL;
+}
+
+/* ---- request names ---- */
+
+static int
+test_request_names(const void *arg)
+{
+	int rc = -1;
+
+	(void)arg;
+	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_FEATURES), "GET_FEATURES") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_SET_VRING_KICK), "SET_VRING_KICK") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_STATUS), "GET_STATUS") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(0), "UNKNOWN") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(6), "UNKNOWN") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(41), "UNKNOWN") == 0);
+	CHECK(strcmp(vnapi_vhost_user_request_name(UINT32_MAX), "UNKNOWN") == 0);
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---- check_reply over hand-made buffers ---- */
+
+/* Payload bytes of every case: as a u64 and as {index 0x1234, num 3}. */
+#define CR_U64   UINT64_C(0x0000000300001234)
+#define CR_STATE ((UINT64_C(0x1234) << 32) | 3)
+
+struct cr_case {
+	const char *name;
+	uint32_t request;   /* what we sent */
+	uint32_t hreq;      /* request field of the reply */
+	uint32_t flags;
+	uint32_t size;      /* size field */
+	size_t len;         /* bytes handed to check_reply */
+	unsigned int nfds;
+	int expect;
+	uint64_t value;
+	bool null_buf;
+};
+
+#define OKF (FLAG_VERSION | FLAG_REPLY)
+
+static const struct cr_case cr_cases[] = {
+	{ "u64 reply", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 20, 0, 0, CR_U64, false },
+	{ "GET_QUEUE_NUM reply", VHOST_USER_GET_QUEUE_NUM, VHOST_USER_GET_QUEUE_NUM, OKF, 8, 20, 0, 0, CR_U64, false },
+	{ "ack of a no-reply request", VHOST_USER_SET_OWNER, VHOST_USER_SET_OWNER, OKF, 8, 20, 0, 0, CR_U64, false },
+	{ "state reply packs index and num", VHOST_USER_GET_VRING_BASE, VHOST_USER_GET_VRING_BASE, OKF, 8, 20, 0, 0, CR_STATE, false },
+	{ "NEED_REPLY echoed in a reply is tolerated", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF | FLAG_NEED_REPLY, 8, 20, 0, 0, CR_U64, false },
+	{ "NULL buffer", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 20, 0, -EPROTO, 0, true },
+	{ "empty buffer", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 0, 0, -EPROTO, 0, false },
+	{ "short header (11 bytes)", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 11, 0, -EPROTO, 0, false },
+	{ "header only, size 8", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 12, 0, -EPROTO, 0, false },
+	{ "truncated payload (4 of 8)", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 16, 0, -EPROTO, 0, false },
+	{ "trailing bytes after payload", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 24, 0, -EPROTO, 0, false },
+	{ "size 4 for a u64", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 4, 16, 0, -EPROTO, 0, false },
+	{ "size 0 for a u64", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 0, 12, 0, -EPROTO, 0, false },
+	{ "size 16 for a state", VHOST_USER_GET_VRING_BASE, VHOST_USER_GET_VRING_BASE, OKF, 16, 28, 0, -EPROTO, 0, false },
+	{ "size 264 (max payload) for an ack", VHOST_USER_SET_OWNER, VHOST_USER_SET_OWNER, OKF, 264, 276, 0, -EPROTO, 0, false },
+	{ "oversize 265", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 265, 277, 0, -EPROTO, 0, false },
+	{ "size 0xffffffff", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, UINT32_MAX, 20, 0, -EPROTO, 0, false },
+	{ "wrong request code", VHOST_USER_GET_FEATURES, VHOST_USER_GET_PROTOCOL_FEATURES, OKF, 8, 20, 0, -EPROTO, 0, false },
+	{ "request code 0", VHOST_USER_GET_FEATURES, 0, OKF, 8, 20, 0, -EPROTO, 0, false },
+	{ "REPLY flag missing", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, FLAG_VERSION, 8, 20, 0, -EPROTO, 0, false },
+	{ "version 0", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, FLAG_REPLY, 8, 20, 0, -EPROTO, 0, false },
+	{ "version 2", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, 0x2 | FLAG_REPLY, 8, 20, 0, -EPROTO, 0, false },
+	{ "version 3", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, 0x3 | FLAG_REPLY, 8, 20, 0, -EPROTO, 0, false },
+	{ "one fd with the reply", VHOST_USER_GET_FEATURES, VHOST_USER_GET_FEATURES, OKF, 8, 20, 1, -EPROTO, 0, false },
+	{ "eight fds with an ack", VHOST_USER_SET_MEM_TABLE, VHOST_USER_SET_MEM_TABLE, OKF, 8, 20, 8, -EPROTO, 0, false },
+	{ "unknown request 0", 0, 0, OKF, 8, 20, 0, -EINVAL, 0, false },
+	{ "unknown request 6 (SET_LOG_BASE)", 6, 6, OKF, 8, 20, 0, -EINVAL, 0, false },
+	{ "unknown request 1000", 1000, 1000, OKF, 8, 20, 0, -EINVAL, 0, false },
+};
+
+static int
+test_check_reply(const void *arg)
+{
+	const struct cr_case *c = arg;
+	uint8_t buf[300];
+	uint64_t v = UINT64_C(0xdeadbeef), payload = CR_U64;
+	int rc = -1, ret;
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &c->hreq, 4);
+	memcpy(buf + 4, &c->flags, 4);
+	memcpy(buf + 8, &c->size, 4);
+	memcpy(buf + 12, &payload, 8);
+	ret = vnapi_vhost_user_check_reply(c->request, c->null_buf ? NULL : buf, c->len,
+					   c->nfds, &v);
+	CHECK_EQ(ret, c->expect);
+	if (ret == 0) {
+		CHECK_EQ(v, c->value);
+		/* value is optional */
+		CHECK_EQ(vnapi_vhost_user_check_reply(c->request, buf, c->len, c->nfds, NULL), 0);
+	} else {
+		CHECK_EQ(v, UINT64_C(0xdeadbeef));
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---- the negotiation a driver does ---- */
+
+struct expect {
+	uint32_t request;
+	uint32_t size;
+	unsigned int nfds;
+	uint8_t payload[FB_PAYLOAD_MAX];
+};
+
+struct expect_list {
+	struct expect e[FB_MAX_RECORDS];
+	unsigned int n;
+};
+
+static void
+expect_push(struct expect_list *l, uint32_t request, uint32_t size, const void *payload,
+	    unsigned int nfds)
+{
+	struct expect *e = &l->e[l->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->request = request;
+	e->size = size;
+	e->nfds = nfds;
+	if (size > 0)
+		memcpy(e->payload, payload, size);
+}
+
+static void
+expect_u64(struct expect_list *l, uint32_t request, uint64_t v)
+{
+	expect_push(l, request, 8, &v, 0);
+}
+
+static void
+expect_state(struct expect_list *l, uint32_t request, uint32_t index, uint32_t num)
+{
+	uint32_t s[2] = { index, num };
+
+	expect_push(l, request, 8, s, 0);
+}
+
+static bool
+has_own_reply(uint32_t request)
+{
+	return request == VHOST_USER_GET_FEATURES || request == VHOST_USER_GET_PROTOCOL_FEATURES ||
+		request == VHOST_USER_GET_QUEUE_NUM || request == VHOST_USER_GET_VRING_BASE ||
+		request == VHOST_USER_GET_STATUS;
+}
+
+#define MEM_SIZE (64 * 1024)
+#define NQUEUES 2
+
+static int
+test_negotiation(const void *arg)
+{
+	const bool ack = *(const bool *)arg;
+	const uint64_t features = BIT(32) | BIT(VHOST_USER_F_PROTOCOL_FEATURES) | BIT(15) | BIT(5);
+	const uint64_t pf_offered = BIT(VHOST_USER_PROTOCOL_F_MQ) | BIT(VHOST_USER_PROTOCOL_F_STATUS) |
+		BIT(1) | (ack ? BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) : 0);
+	const uint64_t pf_wanted = BIT(VHOST_USER_PROTOCOL_F_MQ) | BIT(VHOST_USER_PROTOCOL_F_STATUS) |
+		BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	struct fb_config cfg = {
+		.features = features,
+		.protocol_features = pf_offered,
+		.queue_num = NQUEUES,
+	};
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct vnapi_vhost_user_region regions[2];
+	struct expect_list *exp = calloc(1, sizeof(*exp));
+	struct fake_backend *fb = NULL;
+	int memfd[2] = { -1, -1 }, kickfd[NQUEUES] = { -1, -1 }, callfd[NQUEUES] = { -1, -1 };
+	uint8_t *map[2] = { NULL, NULL };
+	uint8_t memtab[8 + 2 * 32];
+	uint64_t v, pf;
+	unsigned int q, i, base;
+	uint8_t status;
+	int rc = -1;
+
+	CHECK(exp != NULL);
+	fb = fake_backend_start(&cfg);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, fake_backend_path(fb), 1000, 10), 0);
+	CHECK(vu.sock >= 0);
+	CHECK(fcntl(vu.sock, F_GETFD) & FD_CLOEXEC);
+	CHECK(strcmp(vu.path, fake_backend_path(fb)) == 0);
+	vu.reply_timeout_ms = 2000;
+
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(v, features);
+	expect_push(exp, VHOST_USER_GET_FEATURES, 0, NULL, 0);
+
+	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), 0);
+	expect_push(exp, VHOST_USER_SET_OWNER, 0, NULL, 0);
+
+	CHECK_EQ(vnapi_vhost_user_get_protocol_features(&vu, &pf), 0);
+	CHECK_EQ(pf, pf_offered);
+	expect_push(exp, VHOST_USER_GET_PROTOCOL_FEATURES, 0, NULL, 0);
+
+	pf &= pf_wanted;
+	CHECK_EQ(vnapi_vhost_user_set_protocol_features(&vu, pf), 0);
+	CHECK_EQ(vu.protocol_features, pf);
+	expect_u64(exp, VHOST_USER_SET_PROTOCOL_FEATURES, pf);
+
+	CHECK_EQ(vnapi_vhost_user_get_queue_num(&vu, &v), 0);
+	CHECK_EQ(v, NQUEUES);
+	expect_push(exp, VHOST_USER_GET_QUEUE_NUM, 0, NULL, 0);
+
+	CHECK_EQ(vnapi_vhost_user_set_features(&vu, features & ~BIT(5)), 0);
+	expect_u64(exp, VHOST_USER_SET_FEATURES, features & ~BIT(5));
+
+	/* Two memfd regions, each with a pattern. */
+	memset(memtab, 0, sizeof(memtab));
+	memtab[0] = 2;
+	for (i = 0; i < 2; i++) {
+		memfd[i] = memfd_create(i == 0 ? "vnapi-test-0" : "vnapi-test-1", MFD_CLOEXEC);
+		CHECK(memfd[i] >= 0);
+		CHECK_EQ(ftruncate(memfd[i], MEM_SIZE), 0);
+		map[i] = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd[i], 0);
+		CHECK(map[i] != MAP_FAILED);
+		memset(map[i], 0xa0 + i, MEM_SIZE);
+		regions[i] = (struct vnapi_vhost_user_region){
+			.guest_phys_addr = (uintptr_t)map[i],
+			.memory_size = MEM_SIZE,
+			.userspace_addr = (uintptr_t)map[i],
+			.mmap_offset = i * 4096,
+			.fd = memfd[i],
+		};
+		memcpy(memtab + 8 + 32 * i, &regions[i].guest_phys_addr, 8);
+		memcpy(memtab + 8 + 32 * i + 8, &regions[i].memory_size, 8);
+		memcpy(memtab + 8 + 32 * i + 16, &regions[i].userspace_addr, 8);
+		memcpy(memtab + 8 + 32 * i + 24, &regions[i].mmap_offset, 8);
+	}
+	CHECK_EQ(vnapi_vhost_user_set_mem_table(&vu, regions, 2), 0);
+	expect_push(exp, VHOST_USER_SET_MEM_TABLE, sizeof(memtab), memtab, 2);
+
+	for (q = 0; q < NQUEUES; q++) {
+		uint64_t desc = 0x10000 * (q + 1), avail = desc + 0x1000, used = desc + 0x2000;
+		uint8_t addr[40];
+		uint32_t idx = q, fl = 0;
+		uint64_t zero = 0;
+
+		CHECK_EQ(vnapi_vhost_user_set_vring_num(&vu, q, 256), 0);
+		expect_state(exp, VHOST_USER_SET_VRING_NUM, q, 256);
+		CHECK_EQ(vnapi_vhost_user_set_vring_base(&vu, q, 7 * q + 1), 0);
+		expect_state(exp, VHOST_USER_SET_VRING_BASE, q, 7 * q + 1);
+		CHECK_EQ(vnapi_vhost_user_set_vring_addr(&vu, q, desc, used, avail, 0, 0), 0);
+		memcpy(addr, &idx, 4);
+		memcpy(addr + 4, &fl, 4);
+		memcpy(addr + 8, &desc, 8);
+		memcpy(addr + 16, &used, 8);
+		memcpy(addr + 24, &avail, 8);
+		memcpy(addr + 32, &zero, 8);
+		expect_push(exp, VHOST_USER_SET_VRING_ADDR, sizeof(addr), addr, 0);
+
+		kickfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		callfd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		CHECK(kickfd[q] >= 0 && callfd[q] >= 0);
+		CHECK_EQ(vnapi_vhost_user_set_vring_kick(&vu, q, kickfd[q]), 0);
+		v = q;
+		expect_push(exp, VHOST_USER_SET_VRING_KICK, 8, &v, 1);
+		CHECK_EQ(vnapi_vhost_user_set_vring_call(&vu, q, callfd[q]), 0);
+		expect_push(exp, VHOST_USER_SET_VRING_CALL, 8, &v, 1);
+		CHECK_EQ(vnapi_vhost_user_set_vring_enable(&vu, q, true), 0);
+		expect_state(exp, VHOST_USER_SET_VRING_ENABLE, q, 1);
+	}
+
+	CHECK_EQ(vnapi_vhost_user_get_vring_base(&vu, 1, &base), 0);
+	CHECK_EQ(base, 8);
+	expect_state(exp, VHOST_USER_GET_VRING_BASE, 1, 0);
+
+	CHECK_EQ(vnapi_vhost_user_set_status(&vu, 0x0f), 0);
+	expect_u64(exp, VHOST_USER_SET_STATUS, 0x0f);
+	CHECK_EQ(vnapi_vhost_user_get_status(&vu, &status), 0);
+	CHECK_EQ(status, 0x0f);
+	expect_push(exp, VHOST_USER_GET_STATUS, 0, NULL, 0);
+
+	/* Exactly these requests, in this order, with these flags. */
+	CHECK_EQ(fake_backend_wait(fb, exp->n, 2000), exp->n);
+	for (i = 0; i < exp->n; i++) {
+		const struct expect *e = &exp->e[i];
+		struct fb_record r;
+		uint32_t flags = FLAG_VERSION;
+
+		if (ack && !has_own_reply(e->request) &&
+		    i > 3 /* after SET_PROTOCOL_FEATURES */)
+			flags |= FLAG_NEED_REPLY;
+		CHECK_EQ(fake_backend_record(fb, i, &r), 0);
+		if (r.request != e->request)
+			printf("#   record %u: %s, expected %s\n", i,
+			       vnapi_vhost_user_request_name(r.request),
+			       vnapi_vhost_user_request_name(e->request));
+		CHECK_EQ(r.request, e->request);
+		CHECK_EQ(r.flags, flags);
+		CHECK_EQ(r.size, e->size);
+		CHECK_EQ(r.nfds, e->nfds);
+		CHECK(memcmp(r.payload, e->payload, e->size) == 0);
+
+		if (r.request == VHOST_USER_SET_MEM_TABLE) {
+			/* The descriptors that arrived map the same memory. */
+			for (unsigned int k = 0; k < 2; k++) {
+				struct stat a, b;
+				uint8_t *m;
+
+				CHECK_EQ(fstat(r.fds[k], &a), 0);
+				CHECK_EQ(fstat(memfd[k], &b), 0);
+				CHECK(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+				m = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, r.fds[k], 0);
+				CHECK(m != MAP_FAILED);
+				bool same = memcmp(m, map[k], MEM_SIZE) == 0;
+
+				m[100] = 0x5a;
+				same = same && map[k][100] == 0x5a;
+				munmap(m, MEM_SIZE);
+				CHECK(same);
+			}
+		}
+		if (r.request == VHOST_USER_SET_VRING_KICK || r.request == VHOST_USER_SET_VRING_CALL) {
+			/* The eventfd that arrived is ours. */
+			uint64_t one = 3, got = 0;
+			uint32_t qi = r.payload[0];
+			int mine = r.request == VHOST_USER_SET_VRING_KICK ? kickfd[qi] : callfd[qi];
+
+			CHECK_EQ(write(r.fds[0], &one, 8), 8);
+			CHECK_EQ(read(mine, &got, 8), 8);
+			CHECK_EQ(got, 3);
+		}
+	}
+	CHECK_EQ(fake_backend_wait(fb, exp->n + 1, 50), exp->n);
+	CHECK(no_violations(fb));
+	CHECK(!vnapi_vhost_user_peer_gone(&vu));
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	for (i = 0; i < 2; i++) {
+		if (map[i] != NULL && map[i] != MAP_FAILED)
+			munmap(map[i], MEM_SIZE);
+		if (memfd[i] >= 0)
+			close(memfd[i]);
+	}
+	for (q = 0; q < NQUEUES; q++) {
+		if (kickfd[q] >= 0)
+			close(kickfd[q]);
+		if (callfd[q] >= 0)
+			close(callfd[q]);
+	}
+	free(exp);
+	return rc;
+}
+
+/* ---- kick/call without a descriptor ---- */
+
+static int
+test_no_fd_flag(const void *arg)
+{
+	const bool ack = *(const bool *)arg;
+	struct fb_config cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	unsigned int first = ack ? 2 : 0;
+	struct fb_record r;
+	uint64_t v;
+	int rc = -1;
+
+	fb = setup(&vu, &cfg, ack);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_set_vring_kick(&vu, 3, -1), 0);
+	CHECK_EQ(vnapi_vhost_user_set_vring_call(&vu, 255, -1), 0);
+	/* Rejected before sending. */
+	CHECK_EQ(vnapi_vhost_user_set_vring_kick(&vu, 256, -1), -EINVAL);
+	CHECK_EQ(vnapi_vhost_user_set_vring_call(&vu, 0, -7), -EBADF);
+	CHECK(vu.sock >= 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+
+	CHECK_EQ(fake_backend_wait(fb, first + 3, 2000), first + 3);
+	CHECK_EQ(fake_backend_record(fb, first, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_SET_VRING_KICK);
+	CHECK_EQ(r.flags, FLAG_VERSION | (ack ? FLAG_NEED_REPLY : 0));
+	CHECK_EQ(r.nfds, 0);
+	memcpy(&v, r.payload, 8);
+	CHECK_EQ(v, 3 | NOFD);
+	CHECK_EQ(fake_backend_record(fb, first + 1, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_SET_VRING_CALL);
+	CHECK_EQ(r.nfds, 0);
+	memcpy(&v, r.payload, 8);
+	CHECK_EQ(v, 255 | NOFD);
+	CHECK_EQ(fake_backend_record(fb, first + 2, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_GET_FEATURES);
+	CHECK(no_violations(fb));
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/*
+ * SET_PROTOCOL_FEATURES never asks for an ack, even when REPLY_ACK is
+ * already in use: whether the back end acks it depends on whether it
+ * applies the new features first. The request after it does ask.
+ */
+static int
+test_set_protocol_features_no_ack(const void *arg)
+{
+	struct fb_config cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	struct fb_record r;
+	const uint64_t pf = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK);
+	int rc = -1;
+
+	(void)arg;
+	fb = setup(&vu, &cfg, true);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_set_protocol_features(&vu, pf), 0);
+	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), 0);
+	CHECK_EQ(fake_backend_wait(fb, 4, 2000), 4);
+	CHECK_EQ(fake_backend_record(fb, 1, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
+	CHECK_EQ(r.flags, FLAG_VERSION);
+	CHECK_EQ(fake_backend_record(fb, 2, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
+	CHECK_EQ(r.flags, FLAG_VERSION);
+	CHECK_EQ(fake_backend_record(fb, 3, &r), 0);
+	CHECK_EQ(r.request, VHOST_USER_SET_OWNER);
+	CHECK_EQ(r.flags, FLAG_VERSION | FLAG_NEED_REPLY);
+	CHECK(no_violations(fb));
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* ---- faults ---- */
+
+struct fault_case {
+	const char *name;
+	uint32_t request;
+	enum fb_fault fault;
+	bool ack;
+	int expect;
+};
+
+static const struct fault_case fault_cases[] = {
+	{ "GET_FEATURES: back end disconnects", VHOST_USER_GET_FEATURES, FB_DISCONNECT, false, -ECONNRESET },
+	{ "GET_FEATURES: no answer", VHOST_USER_GET_FEATURES, FB_NO_ANSWER, false, -ETIMEDOUT },
+	{ "GET_FEATURES: 4-byte payload", VHOST_USER_GET_FEATURES, FB_BAD_SIZE, false, -EPROTO },
+	{ "GET_FEATURES: oversize size field", VHOST_USER_GET_FEATURES, FB_OVERSIZE, false, -EPROTO },
+	{ "GET_FEATURES: wrong request code", VHOST_USER_GET_FEATURES, FB_WRONG_REQUEST, false, -EPROTO },
+	{ "GET_FEATURES: REPLY flag missing", VHOST_USER_GET_FEATURES, FB_NO_REPLY_FLAG, false, -EPROTO },
+	{ "GET_FEATURES: wrong version", VHOST_USER_GET_FEATURES, FB_BAD_VERSION, false, -EPROTO },
+	{ "GET_FEATURES: extra fd", VHOST_USER_GET_FEATURES, FB_EXTRA_FD, false, -EPROTO },
+	{ "GET_FEATURES: truncated payload then EOF", VHOST_USER_GET_FEATURES, FB_TRUNCATED, false, -ECONNRESET },
+	{ "GET_VRING_BASE: wrong vring index", VHOST_USER_GET_VRING_BASE, FB_WRONG_INDEX, false, -EPROTO },
+	{ "GET_VRING_BASE: 4-byte payload", VHOST_USER_GET_VRING_BASE, FB_BAD_SIZE, false, -EPROTO },
+	{ "GET_PROTOCOL_FEATURES: extra fd", VHOST_USER_GET_PROTOCOL_FEATURES, FB_EXTRA_FD, false, -EPROTO },
+	{ "REPLY_ACK SET_OWNER: non-zero ack", VHOST_USER_SET_OWNER, FB_NACK, true, -EIO },
+	{ "REPLY_ACK SET_VRING_NUM: non-zero ack", VHOST_USER_SET_VRING_NUM, FB_NACK, true, -EIO },
+	{ "REPLY_ACK SET_VRING_NUM: disconnect", VHOST_USER_SET_VRING_NUM, FB_DISCONNECT, true, -ECONNRESET },
+	{ "REPLY_ACK SET_VRING_NUM: no ack", VHOST_USER_SET_VRING_NUM, FB_NO_ANSWER, true, -ETIMEDOUT },
+	{ "REPLY_ACK SET_VRING_NUM: 4-byte ack", VHOST_USER_SET_VRING_NUM, FB_BAD_SIZE, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: oversize ack", VHOST_USER_SET_VRING_NUM, FB_OVERSIZE, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: ack for another request", VHOST_USER_SET_VRING_NUM, FB_WRONG_REQUEST, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: ack without REPLY flag", VHOST_USER_SET_VRING_NUM, FB_NO_REPLY_FLAG, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: ack with wrong version", VHOST_USER_SET_VRING_NUM, FB_BAD_VERSION, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: fd with the ack", VHOST_USER_SET_VRING_NUM, FB_EXTRA_FD, true, -EPROTO },
+	{ "REPLY_ACK SET_VRING_NUM: truncated ack then EOF", VHOST_USER_SET_VRING_NUM, FB_TRUNCATED, true, -ECONNRESET },
+	{ "REPLY_ACK SET_MEM_TABLE: non-zero ack", VHOST_USER_SET_MEM_TABLE, FB_NACK, true, -EIO },
+};
+
+static int
+fault_request(struct vnapi_vhost_user *vu, uint32_t request)
+{
+	struct vnapi_vhost_user_region reg = { .memory_size = 4096 };
+	unsigned int base;
+	uint64_t v;
+	int ret;
+
+	switch (request) {
+	case VHOST_USER_GET_FEATURES:
+		return vnapi_vhost_user_get_features(vu, &v);
+	case VHOST_USER_GET_PROTOCOL_FEATURES:
+		return vnapi_vhost_user_get_protocol_features(vu, &v);
+	case VHOST_USER_GET_VRING_BASE:
+		return vnapi_vhost_user_get_vring_base(vu, 0, &base);
+	case VHOST_USER_SET_OWNER:
+		return vnapi_vhost_user_set_owner(vu);
+	case VHOST_USER_SET_VRING_NUM:
+		return vnapi_vhost_user_set_vring_num(vu, 0, 256);
+	case VHOST_USER_SET_MEM_TABLE:
+		reg.fd = memfd_create("vnapi-test", MFD_CLOEXEC);
+		if (reg.fd < 0)
+			return -errno;
+		ret = vnapi_vhost_user_set_mem_table(vu, &reg, 1);
+		close(reg.fd);
+		return ret;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static int
+test_fault(const void *arg)
+{
+	const struct fault_case *c = arg;
+	struct fb_config cfg = { .features = 0x1234, .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t t0, dt, v;
+	int rc = -1, ret;
+
+	fb = setup(&vu, &cfg, c->ack);
+	CHECK(fb != NULL);
+	fake_backend_set_fault(fb, c->request, c->fault);
+	t0 = now_ms();
+	ret = fault_request(&vu, c->request);
+	dt = now_ms() - t0;
+	CHECK_EQ(ret, c->expect);
+	if (c->expect == -ETIMEDOUT) {
+		CHECK(dt >= TEST_REPLY_TIMEOUT_MS - 10);
+		CHECK(dt < TEST_REPLY_TIMEOUT_MS + 2000);
+	} else {
+		CHECK(dt < 2000);
+	}
+	if (c->expect == -EIO) {
+		/* A refusal leaves the connection in step and usable. */
+		CHECK(vu.sock >= 0);
+		CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+		CHECK_EQ(v, 0x1234);
+	} else {
+		/* Anything else closes it: later requests cannot read a stale reply. */
+		CHECK_EQ(vu.sock, -1);
+		CHECK(vnapi_vhost_user_peer_gone(&vu));
+		CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+	}
+	CHECK(no_violations(fb));
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* ---- disconnects, peer_gone, SIGPIPE ---- */
+
+static int
+test_peer_gone(const void *arg)
+{
+	struct fb_config cfg = { .features = 1 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t v;
+	int rc = -1, i;
+
+	(void)arg;
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK(!vnapi_vhost_user_peer_gone(&vu));
+	CHECK(!vnapi_vhost_user_peer_gone(&vu));   /* peeking consumes nothing */
+	fake_backend_drop(fb);
+	for (i = 0; i < 100 && !vnapi_vhost_user_peer_gone(&vu); i++)
+		usleep(1000);
+	CHECK(vnapi_vhost_user_peer_gone(&vu));
+	vnapi_vhost_user_close(&vu);
+	CHECK(vnapi_vhost_user_peer_gone(&vu));
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* SIGPIPE keeps its default action here: a send without MSG_NOSIGNAL kills the test. */
+static int
+test_send_after_disconnect(const void *arg)
+{
+	struct fb_config cfg = { .features = 1 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t v;
+	int rc = -1, ret;
+
+	(void)arg;
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	fake_backend_drop(fb);
+	ret = vnapi_vhost_user_set_features(&vu, 1);
+	CHECK(ret == -EPIPE || ret == -ECONNRESET);
+	CHECK_EQ(vu.sock, -1);
+	CHECK_EQ(vnapi_vhost_user_set_features(&vu, 1), -ENOTCONN);
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* A disconnect after a request that has no reply shows on the next request. */
+static int
+test_disconnect_no_reply(const void *arg)
+{
+	struct fb_config cfg = { .features = 1 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t v;
+	int rc = -1, ret;
+
+	(void)arg;
+	cfg.faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT;
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_set_features(&vu, 1), 0);
+	CHECK_EQ(fake_backend_wait(fb, 1, 2000), 1);
+	ret = vnapi_vhost_user_get_features(&vu, &v);
+	CHECK(ret == -ECONNRESET || ret == -EPIPE);
+	CHECK_EQ(vu.sock, -1);
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+static int
+test_not_connected(const void *arg)
+{
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	uint64_t v;
+	int rc = -1;
+
+	(void)arg;
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), -ENOTCONN);
+	CHECK(vnapi_vhost_user_peer_gone(&vu));
+	vnapi_vhost_user_close(&vu);
+	vnapi_vhost_user_close(&vu);
+	CHECK_EQ(vu.sock, -1);
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---- connect ---- */
+
+static int
+test_connect_missing(const void *arg)
+{
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	char path[108];
+	uint64_t t0, dt;
+	int rc = -1;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/tmp/vnapi-vu-test-missing-%d/none.sock", (int)getpid());
+	t0 = now_ms();
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 300, 50), -ENOENT);
+	dt = now_ms() - t0;
+	CHECK(dt >= 290);
+	CHECK(dt < 3000);
+	CHECK_EQ(vu.sock, -1);
+
+	/* timeout 0: one attempt */
+	t0 = now_ms();
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 50), -ENOENT);
+	CHECK(now_ms() - t0 < 100);
+	rc = 0;
+out:
+	return rc;
+}
+
+static int
+test_connect_refused(const void *arg)
+{
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[64] = "/tmp/vnapi-vu-test-XXXXXX";
+	uint64_t t0, dt;
+	int rc = -1, fd = -1;
+	bool made = false;
+
+	(void)arg;
+	CHECK(mkdtemp(dir) != NULL);
+	made = true;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/sock", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	/* Bound, never listening: connect is refused. */
+	CHECK_EQ(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	t0 = now_ms();
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, sun.sun_path, 200, 20), -ECONNREFUSED);
+	dt = now_ms() - t0;
+	CHECK(dt >= 190 && dt < 3000);
+	CHECK_EQ(vu.sock, -1);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (made) {
+		unlink(sun.sun_path);
+		rmdir(dir);
+	}
+	return rc;
+}
+
+static int
+test_connect_retry(const void *arg)
+{
+	struct fb_config cfg = { .features = 42, .listen_delay_ms = 200 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t t0, dt, v;
+	int rc = -1;
+
+	(void)arg;
+	fb = fake_backend_start(&cfg);
+	CHECK(fb != NULL);
+	t0 = now_ms();
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, fake_backend_path(fb), 5000, 20), 0);
+	dt = now_ms() - t0;
+	CHECK(dt >= 150 && dt < 3000);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(v, 42);
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+static int
+test_connect_bad_path(const void *arg)
+{
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	char path[256];
+	int rc = -1;
+
+	(void)arg;
+	memset(path, 'a', sizeof(path));
+	path[0] = '/';
+	path[200] = '\0';
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
+	CHECK_EQ(vu.sock, -1);
+	path[108] = '\0';   /* 108 bytes: no room for the NUL in sun_path */
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
+	path[107] = '\0';   /* 107 bytes: fits, but does not exist */
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 10), -ENOENT);
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, "", 0, 10), -EINVAL);
+	CHECK_EQ(vnapi_vhost_user_connect(&vu, NULL, 0, 10), -EINVAL);
+	CHECK_EQ(vu.sock, -1);
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---- set_mem_table limits ---- */
+
+static int
+test_mem_table_limits(const void *arg)
+{
+	struct fb_config cfg = { .features = 1 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct vnapi_vhost_user_region reg[VHOST_USER_MAX_MEM_REGIONS + 1];
+	struct fake_backend *fb;
+	unsigned int i;
+	uint64_t v;
+	int rc = -1;
+
+	(void)arg;
+	memset(reg, 0, sizeof(reg));
+	for (i = 0; i < ARRAY_SIZE(reg); i++)
+		reg[i].fd = 0;
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_set_mem_table(&vu, reg, 9), -E2BIG);
+	reg[1].fd = -1;
+	CHECK_EQ(vnapi_vhost_user_set_mem_table(&vu, reg, 2), -EBADF);
+	CHECK(vu.sock >= 0);
+	/* Nothing was sent: the first request the back end sees is this one. */
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(fake_backend_wait(fb, 1, 1000), 1);
+	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
+	rc = 0;
+out:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* ---- TAP driver ---- */
+
+struct test_case {
+	const char *name;
+	int (*fn)(const void *arg);
+	const void *arg;
+};
+
+static const bool ack_off = false, ack_on = true;
+
+static const struct test_case fixed_cases[] = {
+	{ "request names", test_request_names, NULL },
+	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
+	{ "negotiation sequence, REPLY_ACK on", test_negotiation, &ack_on },
+	{ "kick/call no-fd flag, REPLY_ACK off", test_no_fd_flag, &ack_off },
+	{ "kick/call no-fd flag, REPLY_ACK on", test_no_fd_flag, &ack_on },
+	{ "SET_PROTOCOL_FEATURES never asks for an ack", test_set_protocol_features_no_ack, NULL },
+	{ "peer_gone: live, then back end closes", test_peer_gone, NULL },
+	{ "send after disconnect: -EPIPE, no SIGPIPE", test_send_after_disconnect, NULL },
+	{ "disconnect after a no-reply request", test_disconnect_no_reply, NULL },
+	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
+	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
+	{ "connect: refused, bounded retry", test_connect_refused, NULL },
+	{ "connect: back end listens late", test_connect_retry, NULL },
+	{ "connect: path too long / empty", test_connect_bad_path, NULL },
+	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", test_mem_table_limits, NULL },
+};
+
+static int tap_num;
+static int tap_failed;
+
+static void
+run(const char *prefix, const char *name, int (*fn)(const void *), const void *arg)
+{
+	int before = count_open_fds(), after, rc;
+
+	rc = fn(arg);
+	after = count_open_fds();
+	if (rc == 0 && after != before) {
+		printf("#   %d descriptors open before, %d after\n", before, after);
+		rc = -1;
+	}
+	tap_num++;
+	if (rc != 0)
+		tap_failed++;
+	printf("%s %d - %s%s\n", rc == 0 ? "ok" : "not ok", tap_num, prefix, name);
+	fflush(stdout);
+}
+
+int
+main(void)
+{
+	unsigned int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%zu\n", ARRAY_SIZE(fixed_cases) + ARRAY_SIZE(cr_cases) + ARRAY_SIZE(fault_cases));
+	for (i = 0; i < ARRAY_SIZE(fixed_cases); i++)
+		run("", fixed_cases[i].name, fixed_cases[i].fn, fixed_cases[i].arg);
+	for (i = 0; i < ARRAY_SIZE(cr_cases); i++)
+		run("check_reply: ", cr_cases[i].name, test_check_reply, &cr_cases[i]);
+	for (i = 0; i < ARRAY_SIZE(fault_cases); i++)
+		run("fault: ", fault_cases[i].name, test_fault, &fault_cases[i]);
+	return tap_failed == 0 ? 0 : 1;
+}
