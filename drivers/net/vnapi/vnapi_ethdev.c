@@ -441,6 +441,25 @@ vnapi_set_mem_table(struct rte_eth_dev *dev)
 static void vnapi_sock_intr_cb(void *arg);
 
 static void
+vnapi_queues_mark_broken(struct rte_eth_dev *dev, const char *why)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			virtq_mark_broken(rxq->vq, why);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			virtq_mark_broken(txq->vq, why);
+	}
+}
+
+static void
 vnapi_sock_intr_unregister(struct rte_eth_dev *dev)
 {
 	struct vnapi_proc *proc = dev->process_private;
@@ -490,6 +509,9 @@ vnapi_sock_intr_cb(void *arg)
 	hw->connected = false;
 	VNAPI_LOG(ERR, "%s: vhost-user back end at %s went away: link down",
 		  dev->data->name, hw->params.path);
+	/* Nobody serves the rings any more: bursts return 0 from now on, and
+	 * stop/start after rte_eth_dev_reset lays them out anew. */
+	vnapi_queues_mark_broken(dev, "vhost-user back end disconnected");
 	rte_intr_callback_unregister_pending(proc->sock_intr, vnapi_sock_intr_cb, arg, NULL);
 	proc->sock_intr_registered = false;
 	memset(&link, 0, sizeof(link));
@@ -964,6 +986,9 @@ vnapi_dev_stop(struct rte_eth_dev *dev)
 		for (q = 0; q < nb_vrings; q++)
 			if (vnapi_vhost_user_get_vring_base(&proc->vu, q, &base) != 0)
 				break;
+		/* The client closes the socket on a transport error. */
+		if (proc->vu.sock < 0)
+			hw->connected = false;
 	}
 	vnapi_queues_flush(dev);
 	for (q = 0; q < hw->nb_qp; q++) {
