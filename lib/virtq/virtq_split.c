@@ -58,11 +58,16 @@ virtq_init_split(struct virtq *vq, void *ring_mem)
 {
 	uint16_t num = vq->params.num;
 	uint16_t start = vq->params.start_idx;
-	uint8_t *base = ring_mem;
+	/* Through void *: the offsets keep each area aligned (ring_mem is
+	 * VIRTQ_RING_ALIGN aligned, checked by virtq_init()).
+	 */
+	void *desc = ring_mem;
+	void *avail = (uint8_t *)ring_mem + virtq_split_desc_size(num);
+	void *used = (uint8_t *)ring_mem + virtq_used_offset_split(num);
 
-	vq->split.desc = (struct virtq_desc *)base;
-	vq->split.avail = (struct virtq_avail *)(base + virtq_split_desc_size(num));
-	vq->split.used = (struct virtq_used *)(base + virtq_used_offset_split(num));
+	vq->split.desc = desc;
+	vq->split.avail = avail;
+	vq->split.used = used;
 	vq->split.used_event = virtq_used_event(vq->split.avail, num);
 	vq->split.avail_event = virtq_avail_event(vq->split.used, num);
 	vq->desc_area = vq->split.desc;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -918,6 +919,8 @@ t_arm_idempotent(const struct test_cfg *cfg)
 	 */
 	CHECK_EQ(h_round_trip(&h, 3), 0);
 	memcpy(snap, h.ring, h.ring_size);
+	virtq_disable_intr(h.vq);                    /* disarmed, last_used moved */
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
 	o1 = virtq_enable_intr_prepare(h.vq);
 	CHECK_EQ(o1, (uint16_t)(cfg->start + 3));
 	CHECK(memcmp(snap, h.ring, h.ring_size) != 0);
@@ -1086,13 +1089,73 @@ t_bad_used_jump_count(const struct test_cfg *cfg)
 	h_kick(&h);
 	CHECK_EQ(h_dev_complete_all(&h), 1);
 	CHECK_EQ(virtq_used_count(h.vq), 1);
+	CHECK_EQ(h_drain(&h), 1);
+	CHECK_EQ(h_add_in(&h, 2), 0);
+	/* Exactly num + 1 past the last used: one too many. */
 	fake_dev_inject_used_jump(&h.dev);
 	fake_dev_flush(&h.dev);
 	CHECK_EQ(virtq_used_count(h.vq), 0);
 	CHECK(virtq_is_broken(h.vq));
 	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(1));
+	CHECK(strcmp(virtq_broken_reason(h.vq),
+		     "used idx moved more than num past the last used") == 0);
+	CHECK(virtq_detach_unused(h.vq) == COOKIE(2));
 	CHECK(virtq_detach_unused(h.vq) == NULL);
+	ret = 0;
+teardown:
+	h_teardown(&h);
+	return ret;
+}
+
+/*
+ * Boundaries of the used idx check: a full ring (num completions pending) is
+ * valid; num + 1 past the last used breaks get_used, and so does a used idx
+ * that moves backwards.
+ */
+static int
+t_used_idx_bounds(const struct test_cfg *cfg)
+{
+	enum { NUM = 8 };
+	struct harness h;
+	void *cookies[NUM];
+	uint32_t lens[NUM];
+	unsigned int i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
+	for (i = 0; i < NUM; i++)
+		CHECK_EQ(h_add_in(&h, i + 1), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_complete_all(&h), NUM);
+	CHECK_EQ(virtq_used_count(h.vq), NUM);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), NUM);
+	for (i = 0; i < NUM; i++) {
+		CHECK(cookies[i] == COOKIE(i + 1));
+		CHECK_EQ(lens[i], T_SEG_SIZE);
+	}
+	CHECK(!virtq_is_broken(h.vq));
+	CHECK_EQ(h_add_in(&h, 20), 0);
+	h_kick(&h);
+	fake_dev_inject_used_jump(&h.dev);          /* exactly num + 1 */
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 0);
+	CHECK(virtq_is_broken(h.vq));
+	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
+	CHECK(strcmp(virtq_broken_reason(h.vq),
+		     "used idx moved more than num past the last used") == 0);
+
+	/* Backwards by one: modulo 2^16 that is 0xFFFF ahead. */
+	CHECK_EQ(h_restart(&h, cfg->start), 0);
+	CHECK_EQ(h_add_in(&h, 30), 0);
+	h_kick(&h);
+	__atomic_store_n(&((struct virtq_used *)virtq_device_area(h.vq))->idx,
+			 (uint16_t)(cfg->start - 1), __ATOMIC_RELEASE);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 0);
+	CHECK(virtq_is_broken(h.vq));
+	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
+	CHECK(strcmp(virtq_broken_reason(h.vq),
+		     "used idx moved more than num past the last used") == 0);
+	CHECK(virtq_detach_unused(h.vq) == COOKIE(30));
 	ret = 0;
 teardown:
 	h_teardown(&h);
@@ -1293,6 +1356,17 @@ teardown:
 
 /* ---- the re-arm race with a real concurrent device ---- */
 
+/*
+ * Spin-wait step for the threaded cases: yield now and then, so the peer
+ * thread runs even on a loaded 2-core machine.
+ */
+static void
+t_spin(unsigned int *spins)
+{
+	if (++*spins % 64 == 0)
+		sched_yield();
+}
+
 struct race_ctx {
 	struct harness *h;
 	uint64_t target;            /* completions the device makes in all */
@@ -1307,6 +1381,7 @@ race_device(void *arg)
 	struct race_ctx *x = arg;
 	struct fake_dev_chain c;
 	uint64_t done = 0;
+	unsigned int spins = 0;
 
 	while (done < x->target && !__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
 		int r = fake_dev_pop(&x->h->dev, &c);
@@ -1315,8 +1390,10 @@ race_device(void *arg)
 			x->dev_error = r;
 			break;
 		}
-		if (r == 0)
+		if (r == 0) {
+			t_spin(&spins);
 			continue;
+		}
 		if (fake_dev_push(&x->h->dev, &c, 1) != 0) {
 			x->dev_error = -EINVAL;
 			break;
@@ -1342,6 +1419,7 @@ t_rearm_race_threads(const struct test_cfg *cfg)
 	pthread_t thr;
 	bool started = false;
 	uint64_t taken = 0, seen_calls = 0, sleeps = 0;
+	unsigned int spins = 0;
 	struct virtq_sg sg[NUM];
 	void *cookies[NUM];
 	unsigned int i;
@@ -1350,7 +1428,7 @@ t_rearm_race_threads(const struct test_cfg *cfg)
 	memset(&x, 0, sizeof(x));
 	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
 	x.h = &h;
-	x.target = 200000;
+	x.target = 100000;
 	for (i = 0; i < NUM; i++) {
 		sg[i].addr = t_seg_addr(i, 0);
 		sg[i].len = T_SEG_SIZE;
@@ -1388,8 +1466,9 @@ t_rearm_race_threads(const struct test_cfg *cfg)
 					seen_calls = calls;
 					break;
 				}
+				t_spin(&spins);
 				clock_gettime(CLOCK_MONOTONIC, &t1);
-				if (t1.tv_sec - t0.tv_sec > 5) {
+				if (t1.tv_sec - t0.tv_sec > 10) {
 					printf("#   lost wakeup after %" PRIu64 " buffers\n", taken);
 					goto teardown;
 				}
@@ -1414,6 +1493,162 @@ teardown:
 	return ret;
 }
 
+/* ---- the kick race with a real concurrent device ---- */
+
+static double
+t_elapsed(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+struct kick_ctx {
+	struct harness *h;
+	uint64_t target;            /* completions the device makes in all */
+	uint64_t kicks;             /* atomic: kicks delivered */
+	uint64_t sleeps;            /* device only */
+	int status;                 /* atomic: 0 running, 1 done, < 0 failed */
+};
+
+/*
+ * A device that sleeps when the ring is empty, the vhost way: ask for a kick
+ * (clear NO_NOTIFY or move avail_event to last_avail; the fake device fences
+ * after the store), re-check the ring, sleep until a kick. A kick lost by the
+ * driver leaves it asleep with buffers pending: a timeout.
+ */
+static void *
+kick_device(void *arg)
+{
+	struct kick_ctx *x = arg;
+	struct fake_dev *d = &x->h->dev;
+	bool event_idx = x->h->p.event_idx;
+	struct fake_dev_chain c;
+	uint64_t done = 0;
+	unsigned int spins = 0;
+	int status = 1;
+
+	fake_dev_set_no_notify(d, true);
+	while (done < x->target) {
+		struct timespec t0;
+		uint64_t seen;
+		int r = fake_dev_pop(d, &c);
+
+		if (r < 0 || (r == 1 && fake_dev_push(d, &c, 1) != 0)) {
+			status = -EPROTO;
+			break;
+		}
+		if (r == 1) {
+			fake_dev_flush(d);
+			done++;
+			continue;
+		}
+		seen = __atomic_load_n(&x->kicks, __ATOMIC_ACQUIRE);
+		if (event_idx)
+			fake_dev_set_avail_event(d, d->last_avail);
+		else
+			fake_dev_set_no_notify(d, false);
+		r = fake_dev_avail_count(d);
+		if (r < 0) {
+			status = -EPROTO;
+			break;
+		}
+		if (r == 0) {
+			x->sleeps++;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			while (__atomic_load_n(&x->kicks, __ATOMIC_ACQUIRE) == seen &&
+			       __atomic_load_n(&x->status, __ATOMIC_ACQUIRE) == 0) {
+				t_spin(&spins);
+				if (t_elapsed(&t0) > 10.0) {
+					status = -ETIMEDOUT;
+					break;
+				}
+			}
+			if (status != 1 || __atomic_load_n(&x->status, __ATOMIC_ACQUIRE) != 0)
+				break;
+		}
+		if (!event_idx)
+			fake_dev_set_no_notify(d, true);
+	}
+	if (__atomic_load_n(&x->status, __ATOMIC_ACQUIRE) == 0)
+		__atomic_store_n(&x->status, status, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The driver publishes, kicks only when asked, and polls for completions. */
+static int
+t_kick_race_threads(const struct test_cfg *cfg)
+{
+	enum { NUM = 16 };
+	struct harness h;
+	struct kick_ctx x;
+	struct virtq_sg sg[NUM];
+	void *cookies[NUM];
+	pthread_t thr;
+	bool started = false;
+	uint64_t taken = 0;
+	unsigned int spins = 0;
+	unsigned int i;
+	int ret = -1;
+
+	memset(&x, 0, sizeof(x));
+	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
+	x.h = &h;
+	x.target = 100000;
+	for (i = 0; i < NUM; i++) {
+		sg[i].addr = t_seg_addr(i, 0);
+		sg[i].len = T_SEG_SIZE;
+		cookies[i] = COOKIE(i + 1);
+	}
+	CHECK_EQ(pthread_create(&thr, NULL, kick_device, &x), 0);
+	started = true;
+	/* Dribble the first buffers in one by one. */
+	for (i = 0; i < NUM; i++) {
+		CHECK_EQ(virtq_add_inbufs(h.vq, &sg[i], &cookies[i], 1), 1);
+		if (virtq_kick_prepare(h.vq))
+			__atomic_fetch_add(&x.kicks, 1, __ATOMIC_RELEASE);
+	}
+	while (taken < x.target && __atomic_load_n(&x.status, __ATOMIC_ACQUIRE) == 0) {
+		void *got[NUM];
+		uint16_t n = virtq_get_used(h.vq, got, NULL, (uint16_t)(1 + taken % 4));
+
+		CHECK(!virtq_is_broken(h.vq));
+		if (n == 0) {
+			t_spin(&spins);
+			continue;
+		}
+		taken += n;
+		CHECK_EQ(virtq_add_inbufs(h.vq, sg, got, n), n);
+		if (virtq_kick_prepare(h.vq))
+			__atomic_fetch_add(&x.kicks, 1, __ATOMIC_RELEASE);
+		/* Now and then let the device drain the ring and go to sleep. */
+		if (t_rand() % 4 == 0)
+			for (volatile unsigned int spin = t_rand() % 8192; spin > 0; spin--)
+				;
+	}
+	pthread_join(thr, NULL);
+	started = false;
+	if (x.status < 0)
+		printf("#   device: %s after %" PRIu64 " buffers %s\n",
+		       x.status == -ETIMEDOUT ? "lost kick" : "error", taken, h.dev.error);
+	CHECK_EQ(x.status, 1);
+	taken += h_drain(&h);
+	CHECK_EQ(taken, x.target);
+	CHECK_EQ(virtq_stats(h.vq)->kicks, x.kicks);
+	printf("#   %" PRIu64 " buffers, %" PRIu64 " device sleeps, %" PRIu64 " kicks, %"
+	       PRIu64 " suppressed\n", taken, x.sleeps, x.kicks,
+	       virtq_stats(h.vq)->kicks_suppressed);
+	ret = 0;
+teardown:
+	if (started) {
+		__atomic_store_n(&x.status, -ECANCELED, __ATOMIC_RELEASE);
+		pthread_join(thr, NULL);
+	}
+	h_teardown(&h);
+	return ret;
+}
+
 /* ---- the table ---- */
 
 struct test_case {
@@ -1432,6 +1667,7 @@ static const struct test_case test_cases[] = {
 	{ "interrupt suppression", t_intr_suppression, RUN_ALL },
 	{ "re-arm race", t_rearm_race, RUN_ALL },
 	{ "re-arm race, device thread", t_rearm_race_threads, RUN_ALL },
+	{ "kick race, device thread", t_kick_race_threads, RUN_ALL },
 	{ "arming an armed queue writes nothing", t_arm_idempotent, RUN_ALL },
 	{ "bad used: id out of range", t_bad_id_range, RUN_ALL },
 	{ "bad used: id inside a chain", t_bad_id_middle, RUN_ALL },
@@ -1439,6 +1675,7 @@ static const struct test_case test_cases[] = {
 	{ "bad used: len too large", t_bad_len, RUN_ALL },
 	{ "bad used: used idx jump", t_bad_used_jump, RUN_ALL },
 	{ "bad used: used idx jump seen by used_count", t_bad_used_jump_count, RUN_ALL },
+	{ "used idx bounds", t_used_idx_bounds, RUN_ALL },
 	{ "used len bounds", t_used_len_bounds, RUN_ALL },
 	{ "add errors", t_add_errors, RUN_ALL },
 	{ "detach_unused", t_detach_unused, RUN_ALL },
