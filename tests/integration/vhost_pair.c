@@ -127,6 +127,8 @@ struct pair_opts {
 	unsigned int nb_eal_extra;
 	bool tx_after_linkdown;
 	bool sigpipe_ok;
+	uint16_t sizes[16];
+	unsigned int nb_sizes;
 };
 
 static struct pair_opts opts = {
@@ -892,23 +894,28 @@ scenario_sizes(void)
 	static const uint16_t sz[] = { 60, 64, 512, 1518, 9000 };
 	struct pair_flow fl[PAIR_MAX_FLOWS];
 	uint32_t per_size = opts.packets ? opts.packets : 500;
+	const uint16_t *sizes = opts.nb_sizes ? opts.sizes : sz;
+	unsigned int nb = opts.nb_sizes ? opts.nb_sizes : RTE_DIM(sz);
 	unsigned int n, i;
+	bool chains = false;
 
 	if (be_create((uint16_t)opts.queues, PAIR_JUMBO_MTU) != 0 ||
 	    fe_bringup(PAIR_JUMBO_MTU, false, NULL) != 0)
 		return -1;
 	stats_reset();
-	n = flows_both(fl, per_size * RTE_DIM(sz), 0, sz, RTE_DIM(sz));
+	n = flows_both(fl, per_size * nb, 0, sizes, nb);
 	if (flows_run(fl, n, opts.timeout) != 0)
 		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nb; i++)
+		chains = chains || sizes[i] > RTE_MBUF_DEFAULT_DATAROOM;
+	for (i = 0; chains && i < n; i++) {
 		/* 9000 bytes cannot fit one 2048-byte mbuf either way. */
 		tap(fl[i].max_segs_sent > 1 && fl[i].max_segs_rcvd > 1,
 		    "%s: jumbo frames went as chains (max segs tx %u, rx %u)",
 		    fl[i].name, fl[i].max_segs_sent, fl[i].max_segs_rcvd);
 	}
-	tap(true, "%u frames of each of 60, 64, 512, 1518, 9000 bytes each way, every byte checked",
-	    per_size);
+	tap(true, "%u frames of each of %u sizes (60, 64, 512, 1518, 9000 by default) each way, every byte checked",
+	    per_size, nb);
 	return check_stats(fl, n);
 }
 
@@ -1203,7 +1210,7 @@ usage(const char *prog)
 		"          --frontend DEVARGS --name TESTNAME [--queues N]\n"
 		"          [--packets N] [--cycles N] [--timeout S] [--bad DEVARGS]...\n"
 		"          [--log-level LEVEL] [--eal ARG]... [--allow-tx-after-linkdown]\n"
-		"          [--allow-sigpipe]\n"
+		"          [--allow-sigpipe] [--sizes N,N,...]\n"
 		"DEVARGS may contain {sock} and {queues}.\n", prog);
 }
 
@@ -1217,6 +1224,27 @@ on_sigpipe(int sig)
 {
 	RTE_SET_USED(sig);
 	sigpipes++;
+}
+
+/* --sizes: frame lengths for the sizes scenario (debugging a failure). */
+static int
+parse_sizes(const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	opts.nb_sizes = 0;
+	do {
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno != 0 || end == arg || v < PAIR_MIN_FRAME ||
+		    v > PAIR_JUMBO_MTU || opts.nb_sizes == RTE_DIM(opts.sizes) ||
+		    (*end != ',' && *end != '\0'))
+			return -1;
+		opts.sizes[opts.nb_sizes++] = (uint16_t)v;
+		arg = end + 1;
+	} while (*end == ',');
+	return 0;
 }
 
 static int
@@ -1235,6 +1263,7 @@ parse_args(int argc, char **argv)
 		{ "eal", required_argument, NULL, 'e' },
 		{ "allow-tx-after-linkdown", no_argument, NULL, 'a' },
 		{ "allow-sigpipe", no_argument, NULL, 'P' },
+		{ "sizes", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1252,6 +1281,10 @@ parse_args(int argc, char **argv)
 		case 'l': opts.log_level = optarg; break;
 		case 'a': opts.tx_after_linkdown = true; break;
 		case 'P': opts.sigpipe_ok = true; break;
+		case 'S':
+			if (parse_sizes(optarg) != 0)
+				return -1;
+			break;
 		case 'b':
 			if (opts.nb_bad == PAIR_MAX_BAD)
 				return -1;
