@@ -76,8 +76,12 @@ size_t virtq_state_size(const struct virtq_params *p);
  * Lay out a virtqueue over @p ring_mem (zeroed here) and initialise @p vq.
  * May be called again on a virtqueue whose buffers were all detached, to
  * restart it (e.g. with another start index). Interrupts start suppressed.
+ * Split: avail idx, used idx and avail_event are set to start_idx in ring
+ * memory (a fresh ring as a device given SET_VRING_BASE(start_idx) sees it);
+ * used_event = start_idx - 1 (event idx) or VIRTQ_AVAIL_F_NO_INTERRUPT.
+ * Counters and the broken state are reset.
  * @return 0, or -EINVAL for bad parameters (num not a power of two, layout
- * not built in).
+ * not built in, NULL pointers, @p ring_mem not aligned to VIRTQ_RING_ALIGN).
  */
 int virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem);
 
@@ -106,6 +110,7 @@ int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_
 
 /**
  * Add @p n single-descriptor device-writable buffers (the rx refill path).
+ * Stops at the first NULL cookie.
  * @return how many were added (fewer when descriptors run out or the queue is
  * broken).
  */
@@ -167,6 +172,7 @@ bool virtq_intr_enabled(const struct virtq *vq);
 /**
  * Detach one buffer the device still holds or that was not yet taken
  * (queue stopped). Call until it returns NULL, then virtq_init() to reuse.
+ * Works on a broken queue. Do not add buffers between the calls.
  * @return its cookie, or NULL when none remains.
  */
 void *virtq_detach_unused(struct virtq *vq);
