@@ -939,6 +939,15 @@ err:
 	return ret;
 }
 
+/* Lay an emptied virtqueue out anew (the parameters live inside it). */
+static void
+vnapi_vq_reinit(struct virtq *vq, void *ring)
+{
+	const struct virtq_params vp = *virtq_params(vq);
+
+	virtq_init(vq, &vp, ring);
+}
+
 /* Free every buffer the rings hold and lay the rings out anew. */
 static void
 vnapi_queues_flush(struct rte_eth_dev *dev)
@@ -951,7 +960,7 @@ vnapi_queues_flush(struct rte_eth_dev *dev)
 		if (rxq == NULL)
 			continue;
 		vnapi_rxq_flush(rxq);
-		virtq_init(rxq->vq, virtq_params(rxq->vq), rxq->ring);
+		vnapi_vq_reinit(rxq->vq, rxq->ring);
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct vnapi_txq *txq = dev->data->tx_queues[q];
@@ -959,7 +968,7 @@ vnapi_queues_flush(struct rte_eth_dev *dev)
 		if (txq == NULL)
 			continue;
 		vnapi_txq_flush(txq);
-		virtq_init(txq->vq, virtq_params(txq->vq), txq->ring);
+		vnapi_vq_reinit(txq->vq, txq->ring);
 	}
 }
 
