@@ -121,6 +121,7 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
+	bool armed = virtq_intr_enabled(rxq->vq);
 	uint64_t cnt = 0;
 
 	virtq_disable_intr(rxq->vq);
@@ -130,6 +131,10 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	if (cnt > rxq->own_signals)
 		rxq->istats.notifications += cnt - rxq->own_signals;
 	rxq->own_signals = 0;
+	/* A notification for a queue that was not armed (lib/vhost notifies
+	 * its first completion unconditionally) wakes nobody. */
+	if (!armed)
+		return 0;
 	rxq->istats.wakeups++;
 	rxq->wake_window = true;
 	rxq->wake_first_poll = true;
