@@ -186,6 +186,8 @@ BAD_DEVARGS = [
          allowed=[r'([0-9a-fA-FxX]{2}:){5}[0-9a-fA-FxX]{2}'], virtio_user=False),
     dict(args='path={path},mac=00:11:22:33:44', key='mac',
          allowed=[r'([0-9a-fA-FxX]{2}:){5}[0-9a-fA-FxX]{2}'], virtio_user=False),
+    dict(args='path={path},intr_rescue=bogus', key='intr_rescue',
+         allowed=[r'signal.*eagain|eagain.*signal']),
     dict(args='path={path},bogus_key=1', key='bogus_key', allowed=[]),
     dict(args='queues=1', key='path', allowed=[]),
     dict(args='path={missing}', key='{missing}', allowed=[]),
