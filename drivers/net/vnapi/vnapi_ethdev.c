@@ -75,26 +75,21 @@ vnapi_arg_path(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
-/* A decimal integer in [min, max], the whole string. */
-static int
-vnapi_arg_uint(const char *key, const char *value, unsigned long min, unsigned long max,
-	       unsigned long *out)
+/* A decimal integer in [min, max], the whole string; false otherwise. */
+static bool
+vnapi_arg_uint(const char *value, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end = NULL;
 	unsigned long v;
 
 	errno = 0;
 	if (value == NULL || value[0] < '0' || value[0] > '9')
-		goto bad;
+		return false;
 	v = strtoul(value, &end, 10);
 	if (errno != 0 || end == value || *end != '\0' || v < min || v > max)
-		goto bad;
+		return false;
 	*out = v;
-	return 0;
-bad:
-	VNAPI_INIT_LOG(ERR, "devarg %s: invalid value '%s'; allowed: an integer from %lu to %lu",
-		       key, value ? value : "", min, max);
-	return -EINVAL;
+	return true;
 }
 
 static int
@@ -102,11 +97,14 @@ vnapi_arg_queues(const char *key, const char *value, void *opaque)
 {
 	struct vnapi_params *p = opaque;
 	unsigned long v;
-	int ret = vnapi_arg_uint(key, value, 1, VNAPI_MAX_QUEUE_PAIRS, &v);
 
-	if (ret == 0)
-		p->queues = (uint16_t)v;
-	return ret;
+	if (!vnapi_arg_uint(value, 1, VNAPI_MAX_QUEUE_PAIRS, &v)) {
+		VNAPI_INIT_LOG(ERR, "devarg %s: invalid value '%s'; allowed: an integer from 1 to %u",
+			       key, value ? value : "", VNAPI_MAX_QUEUE_PAIRS);
+		return -EINVAL;
+	}
+	p->queues = (uint16_t)v;
+	return 0;
 }
 
 static int
@@ -114,13 +112,11 @@ vnapi_arg_queue_size(const char *key, const char *value, void *opaque)
 {
 	struct vnapi_params *p = opaque;
 	unsigned long v;
-	int ret = vnapi_arg_uint(key, value, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE, &v);
 
-	if (ret != 0)
-		return ret;
-	if (!rte_is_power_of_2((uint32_t)v)) {
+	if (!vnapi_arg_uint(value, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE, &v) ||
+	    !rte_is_power_of_2((uint32_t)v)) {
 		VNAPI_INIT_LOG(ERR, "devarg %s: invalid value '%s'; allowed: a power of two from %u to %u",
-			       key, value, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE);
+			       key, value ? value : "", VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE);
 		return -EINVAL;
 	}
 	p->queue_size = (uint16_t)v;
