@@ -35,6 +35,11 @@ esac
 case "$seconds" in
 ''|*[!0-9]*|0) echo "demo.sh: --seconds '$seconds': allowed values are integers >= 1" >&2; exit 2 ;;
 esac
+# README command 1 on a fresh machine: install what is missing, then build.
+if [ "${VNAPI_DEMO_NO_SETUP:-}" != 1 ]; then
+    "$top/devtools/setup.sh" || exit 1
+    "$top/devtools/build.sh" "$build" || exit 1
+fi
 command -v dpdk-testpmd >/dev/null || { echo "demo.sh: dpdk-testpmd not found (run devtools/setup.sh)" >&2; exit 1; }
 
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "demo.sh: build directory '$build' does not exist" >&2; exit 1; }
