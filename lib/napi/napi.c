@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The scheduler: per-entry state, one round, sleep and wakeup, tx with
+ * back-pressure, counters and the lcore registry.
+ *
+ * Entry state is two flags, both owned by the context's thread:
+ *   scheduled  polled in the next round
+ *   armed      the port's rx interrupt is enabled (as far as we know)
+ * polling: scheduled, !armed; waiting: !scheduled, armed; and, with
+ * disable_on_race off, a raced arm leaves scheduled && armed (the seed
+ * patch's "before": interrupts stay on while we poll).
+ *
+ * Counters have one writer (the context's thread) and readers on other
+ * threads (napi_stats_get, telemetry): the writer updates them with relaxed
+ * atomic stores, readers use relaxed atomic loads; no ordering between
+ * counters is promised.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_pause.h>
+#include <rte_spinlock.h>
+
+#include "napi.h"
+#include "napi_private.h"
+
+RTE_LOG_REGISTER(napi_logtype, lib.napi, NOTICE);
+
+/* Packets per rx burst inside one entry's budget. */
+#define NAPI_BURST 32
+/* Epoll events per sleep: every entry, plus the stop eventfd. */
+#define NAPI_MAX_EVENTS (NAPI_MAX_QUEUES + 1)
+
+/* Single writer: a relaxed store of the incremented value. */
+#define NAPI_ADD(field, v) \
+	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define NAPI_SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+#define NAPI_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+struct napi_entry {
+	struct napi_queue_conf conf;
+	struct napi_ctx *ctx;
+	bool scheduled;
+	bool armed;
+	bool registered;
+	bool intr_ok;          /* interrupts usable; false after an error: poll only */
+	bool count_ok;         /* rx_queue_count supported */
+	bool cleanup_ok;       /* tx_done_cleanup supported */
+	bool woken;            /* the next poll is the first after a wakeup */
+	bool wake_window;      /* counting wakeup packets until the next arm */
+	uint32_t short_rounds; /* consecutive polls below budget */
+	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup) */
+	uint64_t armed_at;     /* cycles: when armed */
+	struct napi_queue_stats st;
+};
+
+struct napi_ctx {
+	struct napi_ctx_conf conf;
+	const struct napi_ops *ops;
+	void *arg;
+	uint64_t idle_cycles;  /* idle_us in ops->now units */
+	unsigned int nb;
+	bool attached;         /* interrupts registered from the owning thread */
+	int stop;              /* napi_stop() called (atomic) */
+	int wake_fd;           /* eventfd written by napi_stop(), or -1 */
+	bool wake_registered;
+	struct rte_epoll_event wake_ev;
+	struct napi_lcore_stats st; /* context-level counters only */
+	struct napi_entry q[NAPI_MAX_QUEUES];
+};
+
+/* ---- the lcore registry ------------------------------------------------- */
+
+static rte_spinlock_t napi_registry_lock = RTE_SPINLOCK_INITIALIZER;
+static struct napi_ctx *napi_registry[RTE_MAX_LCORE];
+
+int
+napi_registry_with(unsigned int lcore_id, int (*fn)(struct napi_ctx *ctx, void *arg), void *arg)
+{
+	int ret = -ENOENT;
+
+	if (lcore_id >= RTE_MAX_LCORE)
+		return -ENOENT;
+	rte_spinlock_lock(&napi_registry_lock);
+	if (napi_registry[lcore_id] != NULL)
+		ret = fn(napi_registry[lcore_id], arg);
+	rte_spinlock_unlock(&napi_registry_lock);
+	return ret;
+}
+
+unsigned int
+napi_registry_list(unsigned int *ids, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	rte_spinlock_lock(&napi_registry_lock);
+	for (i = 0; i < RTE_MAX_LCORE && n < max; i++)
+		if (napi_registry[i] != NULL)
+			ids[n++] = i;
+	rte_spinlock_unlock(&napi_registry_lock);
+	return n;
+}
+
+struct napi_ctx *
+napi_ctx_lookup(unsigned int lcore_id)
+{
+	struct napi_ctx *ctx;
+
+	if (lcore_id >= RTE_MAX_LCORE)
+		return NULL;
+	rte_spinlock_lock(&napi_registry_lock);
+	ctx = napi_registry[lcore_id];
+	rte_spinlock_unlock(&napi_registry_lock);
+	return ctx;
+}
+
+/* ---- modes ---------------------------------------------------------------- */
+
+static const char * const napi_mode_names[] = {
+	[NAPI_MODE_POLL] = "poll",
+	[NAPI_MODE_INTERRUPT] = "interrupt",
+	[NAPI_MODE_HYBRID] = "hybrid",
+};
+
+const char *
+napi_mode_name(enum napi_mode mode)
+{
+	if ((unsigned int)mode >= RTE_DIM(napi_mode_names))
+		return "unknown";
+	return napi_mode_names[mode];
+}
+
+int
+napi_mode_parse(const char *name, enum napi_mode *mode)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(napi_mode_names); i++) {
+		if (strcmp(name, napi_mode_names[i]) == 0) {
+			*mode = (enum napi_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- create, add, free ---------------------------------------------------- */
+
+void
+napi_ctx_conf_init(struct napi_ctx_conf *conf)
+{
+	unsigned int lcore = rte_lcore_id();
+
+	memset(conf, 0, sizeof(*conf));
+	conf->lcore_id = lcore == LCORE_ID_ANY ? 0 : lcore;
+	conf->idle_polls = NAPI_IDLE_POLLS_DEFAULT;
+	conf->idle_us = 0;
+	conf->disable_on_race = true;
+	conf->sleep_timeout_ms = 0;
+	conf->tx_retries = NAPI_TX_RETRIES_DEFAULT;
+	conf->ops = NULL;
+}
+
+struct napi_ctx *
+napi_ctx_create(const struct napi_ctx_conf *conf)
+{
+	struct napi_ctx *ctx;
+	uint64_t hz;
+
+	if (conf == NULL || conf->lcore_id >= RTE_MAX_LCORE ||
+	    conf->sleep_timeout_ms > INT32_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	hz = conf->tsc_hz != 0 ? conf->tsc_hz : rte_get_tsc_hz();
+	if (hz == 0) {
+		NAPI_LOG(ERR, "cycles per second unknown: EAL not initialised and tsc_hz not set");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ctx->conf = *conf;
+	ctx->conf.tsc_hz = hz;
+	ctx->ops = conf->ops != NULL ? conf->ops : &napi_ops_ethdev;
+	ctx->arg = conf->ops_arg;
+	ctx->idle_cycles = (uint64_t)conf->idle_us * hz / 1000000;
+	ctx->st.lcore_id = conf->lcore_id;
+	ctx->st.tsc_hz = hz;
+	ctx->wake_fd = -1;
+	if (ctx->ops->fd_register != NULL) {
+		ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (ctx->wake_fd < 0) {
+			rte_errno = errno;
+			free(ctx);
+			return NULL;
+		}
+	}
+
+	rte_spinlock_lock(&napi_registry_lock);
+	if (napi_registry[conf->lcore_id] != NULL) {
+		rte_spinlock_unlock(&napi_registry_lock);
+		NAPI_LOG(ERR, "lcore %u already has a context", conf->lcore_id);
+		if (ctx->wake_fd >= 0)
+			close(ctx->wake_fd);
+		free(ctx);
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	napi_registry[conf->lcore_id] = ctx;
+	rte_spinlock_unlock(&napi_registry_lock);
+	napi_telemetry_init();
+	return ctx;
+}
+
+/* Register one entry's interrupt with the calling thread's epoll. */
+static void
+napi_entry_attach(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	int ret;
+
+	e->last_pkt = now;
+	if (e->conf.mode == NAPI_MODE_POLL || e->registered)
+		return;
+	ret = ctx->ops->intr_register(ctx->arg, e->conf.port, e->conf.queue, e);
+	if (ret < 0) {
+		NAPI_LOG(WARNING, "port %u queue %u: rx interrupt registration failed (%d): polling only",
+			 e->conf.port, e->conf.queue, ret);
+		NAPI_ADD(e->st.arm_errors, 1);
+		e->intr_ok = false;
+		return;
+	}
+	e->registered = true;
+}
+
+static void
+napi_attach(struct napi_ctx *ctx)
+{
+	uint64_t now = ctx->ops->now(ctx->arg);
+	unsigned int i;
+
+	for (i = 0; i < ctx->nb; i++)
+		napi_entry_attach(ctx, &ctx->q[i], now);
+	if (ctx->wake_fd >= 0 && !ctx->wake_registered) {
+		memset(&ctx->wake_ev, 0, sizeof(ctx->wake_ev));
+		ctx->wake_ev.epdata.event = EPOLLIN | EPOLLET;
+		ctx->wake_ev.epdata.data = ctx;
+		if (ctx->ops->fd_register(ctx->arg, ctx->wake_fd, &ctx->wake_ev) == 0)
+			ctx->wake_registered = true;
+		else
+			NAPI_LOG(WARNING, "lcore %u: stop eventfd not registered: napi_stop() waits for the next wakeup",
+				 ctx->conf.lcore_id);
+	}
+	ctx->attached = true;
+}
+
+int
+napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
+{
+	struct napi_entry *e;
+	unsigned int i;
+
+	if (ctx == NULL || qconf == NULL || qconf->handler == NULL ||
+	    (unsigned int)qconf->mode > NAPI_MODE_HYBRID || qconf->budget > NAPI_BUDGET_MAX)
+		return -EINVAL;
+	for (i = 0; i < ctx->nb; i++)
+		if (ctx->q[i].conf.port == qconf->port && ctx->q[i].conf.queue == qconf->queue)
+			return -EEXIST;
+	if (ctx->nb == NAPI_MAX_QUEUES)
+		return -ENOSPC;
+
+	e = &ctx->q[ctx->nb];
+	memset(e, 0, sizeof(*e));
+	e->conf = *qconf;
+	if (e->conf.budget == 0)
+		e->conf.budget = NAPI_BUDGET_DEFAULT;
+	e->ctx = ctx;
+	e->scheduled = true;
+	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
+	e->count_ok = true;
+	e->cleanup_ok = qconf->has_tx;
+	e->st.port = qconf->port;
+	e->st.queue = qconf->queue;
+	e->st.mode = qconf->mode;
+	e->st.scheduled = true;
+	/* Publish the entry before the count (stats readers on other threads). */
+	__atomic_store_n(&ctx->nb, ctx->nb + 1, __ATOMIC_RELEASE);
+	NAPI_SET(ctx->st.nb_queues, ctx->nb);
+	if (ctx->attached)
+		napi_entry_attach(ctx, e, ctx->ops->now(ctx->arg));
+	return (int)(ctx->nb - 1);
+}
+
+void
+napi_ctx_free(struct napi_ctx *ctx)
+{
+	unsigned int i;
+
+	if (ctx == NULL)
+		return;
+	rte_spinlock_lock(&napi_registry_lock);
+	if (napi_registry[ctx->conf.lcore_id] == ctx)
+		napi_registry[ctx->conf.lcore_id] = NULL;
+	rte_spinlock_unlock(&napi_registry_lock);
+
+	for (i = 0; i < ctx->nb; i++) {
+		struct napi_entry *e = &ctx->q[i];
+
+		if (e->armed)
+			ctx->ops->intr_disable(ctx->arg, e->conf.port, e->conf.queue);
+		if (e->registered)
+			ctx->ops->intr_unregister(ctx->arg, e->conf.port, e->conf.queue, e);
+	}
+	if (ctx->wake_registered && ctx->ops->fd_unregister != NULL)
+		ctx->ops->fd_unregister(ctx->arg, ctx->wake_fd, &ctx->wake_ev);
+	if (ctx->wake_fd >= 0)
+		close(ctx->wake_fd);
+	free(ctx);
+}
+
+/* ---- arming ----------------------------------------------------------------- */
+
+static void
+napi_disarm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	ctx->ops->intr_disable(ctx->arg, e->conf.port, e->conf.queue);
+	e->armed = false;
+	NAPI_SET(e->st.armed, false);
+	NAPI_ADD(e->st.armed_cycles, now - e->armed_at);
+}
+
+/* Work raced the arming: stay scheduled, start counting short rounds anew. */
+static void
+napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_disarmed)
+{
+	NAPI_ADD(e->st.races, 1);
+	e->short_rounds = 0;
+	if (port_disarmed) {
+		/* -EAGAIN: the port disarmed itself. */
+		if (e->armed) {
+			e->armed = false;
+			NAPI_SET(e->st.armed, false);
+			NAPI_ADD(e->st.armed_cycles, now - e->armed_at);
+		}
+		NAPI_ADD(e->st.race_disarms, 1);
+		return;
+	}
+	if (ctx->conf.disable_on_race) {
+		napi_disarm(ctx, e, now);
+		NAPI_ADD(e->st.race_disarms, 1);
+	}
+}
+
+/*
+ * Arm, re-check, and either leave the entry waiting or (work found) keep it
+ * scheduled. The re-check is the port's business for -EAGAIN; otherwise we
+ * ask rx_queue_count, whose load of the device's index comes after the
+ * enable call (which, for a port that closes the race, holds a full barrier
+ * between its arming store and its own re-check).
+ */
+static void
+napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	int ret;
+
+	NAPI_ADD(e->st.arms, 1);
+	e->wake_window = false;
+	ret = ctx->ops->intr_enable(ctx->arg, e->conf.port, e->conf.queue);
+	if (ret == -EAGAIN) {
+		napi_race(ctx, e, now, true);
+		return;
+	}
+	if (ret < 0) {
+		NAPI_LOG(WARNING, "port %u queue %u: rx interrupt enable failed (%d): polling only",
+			 e->conf.port, e->conf.queue, ret);
+		NAPI_ADD(e->st.arm_errors, 1);
+		e->intr_ok = false;
+		return;
+	}
+	if (!e->armed) {
+		e->armed = true;
+		e->armed_at = now;
+		NAPI_SET(e->st.armed, true);
+	}
+	if (e->count_ok) {
+		ret = ctx->ops->rx_queue_count(ctx->arg, e->conf.port, e->conf.queue);
+		if (ret == -ENOTSUP)
+			e->count_ok = false;
+		else if (ret > 0) {
+			napi_race(ctx, e, now, false);
+			return;
+		}
+	}
+	if (e->armed) {
+		e->scheduled = false;
+		NAPI_SET(e->st.scheduled, false);
+	}
+}
+
+static bool
+napi_should_arm(const struct napi_ctx *ctx, const struct napi_entry *e, unsigned int got,
+		uint64_t now)
+{
+	if (!e->intr_ok)
+		return false;
+	switch (e->conf.mode) {
+	case NAPI_MODE_INTERRUPT:
+		return got == 0;
+	case NAPI_MODE_HYBRID:
+		return e->short_rounds >= ctx->conf.idle_polls &&
+			now - e->last_pkt >= ctx->idle_cycles;
+	default:
+		return false;
+	}
+}
+
+/* ---- one round -------------------------------------------------------------- */
+
+/* Poll one entry up to its budget; returns the packets; *now advances. */
+static unsigned int
+napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
+{
+	struct rte_mbuf *pkts[NAPI_BURST];
+	uint16_t budget = e->conf.budget;
+	unsigned int got = 0;
+	uint16_t want, n;
+	uint64_t t0 = *now, t1;
+	int ret;
+
+	do {
+		want = (uint16_t)RTE_MIN((unsigned int)NAPI_BURST, budget - got);
+		n = ctx->ops->rx_burst(ctx->arg, e->conf.port, e->conf.queue, pkts, want);
+		if (n > 0) {
+			got += n;
+			e->conf.handler(ctx, e->conf.port, e->conf.queue, pkts, n,
+					e->conf.handler_arg);
+		}
+	} while (n == want && got < budget);
+
+	if (e->cleanup_ok) {
+		ret = ctx->ops->tx_done_cleanup(ctx->arg, e->conf.tx_port, e->conf.tx_queue, 0);
+		if (ret == -ENOTSUP)
+			e->cleanup_ok = false;
+		else if (ret > 0) {
+			NAPI_ADD(e->st.tx_reclaimed, (uint64_t)ret);
+			NAPI_ADD(ctx->st.tx_reclaimed, (uint64_t)ret);
+		}
+	}
+
+	t1 = ctx->ops->now(ctx->arg);
+	NAPI_ADD(e->st.polls, 1);
+	if (got == 0)
+		NAPI_ADD(e->st.empty_polls, 1);
+	else {
+		NAPI_ADD(e->st.packets, got);
+		NAPI_ADD(e->st.busy_cycles, t1 - t0);
+	}
+	if (got == budget)
+		NAPI_ADD(e->st.full_polls, 1);
+	if (e->woken) {
+		e->woken = false;
+		if (got == 0)
+			NAPI_ADD(e->st.spurious_wakeups, 1);
+	}
+	if (e->wake_window)
+		NAPI_ADD(e->st.wakeup_packets, got);
+	*now = t1;
+	return got;
+}
+
+/* An epoll event for entry e. */
+static void
+napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	NAPI_ADD(e->st.wakeups, 1);
+	if (e->armed)
+		napi_disarm(ctx, e, now);
+	e->scheduled = true;
+	NAPI_SET(e->st.scheduled, true);
+	e->short_rounds = 0;
+	e->last_pkt = now;
+	e->woken = true;
+	e->wake_window = true;
+}
+
+/* Which entry does this epoll data name? NULL: none of ours. */
+static struct napi_entry *
+napi_event_entry(struct napi_ctx *ctx, void *data)
+{
+	uintptr_t p = (uintptr_t)data, base = (uintptr_t)&ctx->q[0];
+
+	if (p < base || p >= (uintptr_t)&ctx->q[ctx->nb] ||
+	    (p - base) % sizeof(struct napi_entry) != 0)
+		return NULL;
+	return (struct napi_entry *)data;
+}
+
+/* Nothing scheduled: sleep. Returns 0, or -EINTR when woken for no queue. */
+static int
+napi_sleep(struct napi_ctx *ctx)
+{
+	struct rte_epoll_event ev[NAPI_MAX_EVENTS];
+	int timeout = ctx->conf.sleep_timeout_ms ? (int)ctx->conf.sleep_timeout_ms : -1;
+	bool queue_event = false;
+	uint64_t t0, t1;
+	int n, i;
+
+	if (__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE))
+		return -EINTR;
+	t0 = ctx->ops->now(ctx->arg);
+	n = ctx->ops->epoll_wait(ctx->arg, ev, NAPI_MAX_EVENTS, timeout);
+	t1 = ctx->ops->now(ctx->arg);
+	NAPI_ADD(ctx->st.sleeps, 1);
+	NAPI_ADD(ctx->st.sleep_cycles, t1 - t0);
+	if (n < 0) {
+		NAPI_ADD(ctx->st.sleep_interrupts, 1);
+		return -EINTR;
+	}
+	if (n == 0) {
+		NAPI_ADD(ctx->st.sleep_timeouts, 1);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct napi_entry *e;
+
+		if (ev[i].epdata.data == ctx) {
+			uint64_t cnt;
+
+			/* Clear the stop eventfd (non-blocking). */
+			if (read(ctx->wake_fd, &cnt, sizeof(cnt)) < 0)
+				cnt = 0;
+			continue;
+		}
+		e = napi_event_entry(ctx, ev[i].epdata.data);
+		if (e == NULL) {
+			NAPI_LOG(DEBUG, "lcore %u: epoll event with unknown data %p",
+				 ctx->conf.lcore_id, ev[i].epdata.data);
+			continue;
+		}
+		napi_wake_entry(ctx, e, t1);
+		queue_event = true;
+	}
+	if (!queue_event) {
+		NAPI_ADD(ctx->st.sleep_interrupts, 1);
+		return -EINTR;
+	}
+	return 0;
+}
+
+int
+napi_poll_once(struct napi_ctx *ctx)
+{
+	unsigned int i, got, total = 0;
+	bool any_scheduled = false;
+	uint64_t t0, now;
+	int ret;
+
+	if (ctx == NULL || ctx->nb == 0)
+		return -EINVAL;
+	if (unlikely(!ctx->attached))
+		napi_attach(ctx);
+
+	t0 = now = ctx->ops->now(ctx->arg);
+	NAPI_ADD(ctx->st.rounds, 1);
+	for (i = 0; i < ctx->nb; i++) {
+		struct napi_entry *e = &ctx->q[i];
+
+		if (!e->scheduled)
+			continue;
+		got = napi_poll_entry(ctx, e, &now);
+		total += got;
+		if (got == e->conf.budget) {
+			e->short_rounds = 0;
+			e->last_pkt = now;
+		} else {
+			if (got > 0)
+				e->last_pkt = now;
+			if (e->short_rounds != UINT32_MAX)
+				e->short_rounds++;
+			if (napi_should_arm(ctx, e, got, now))
+				napi_arm(ctx, e, now);
+		}
+		any_scheduled |= e->scheduled;
+	}
+	if (total > 0)
+		NAPI_ADD(ctx->st.busy_cycles, now - t0);
+	else
+		NAPI_ADD(ctx->st.idle_cycles, now - t0);
+
+	if (any_scheduled)
+		return (int)total;
+	ret = napi_sleep(ctx);
+	return ret < 0 && total == 0 ? ret : (int)total;
+}
+
+int
+napi_run(struct napi_ctx *ctx)
+{
+	int ret;
+
+	if (ctx == NULL || ctx->nb == 0)
+		return -EINVAL;
+	while (!__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE)) {
+		ret = napi_poll_once(ctx);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+	}
+	return 0;
+}
+
+void
+napi_stop(struct napi_ctx *ctx)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(&ctx->stop, 1, __ATOMIC_RELEASE);
+	/* After the flag: a sleeper woken by this write sees it. */
+	if (ctx->wake_fd >= 0 && write(ctx->wake_fd, &one, sizeof(one)) < 0)
+		one = 0;
+}
+
+bool
+napi_stopped(const struct napi_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* ---- transmit ------------------------------------------------------------- */
+
+static struct napi_entry *
+napi_tx_entry(struct napi_ctx *ctx, uint16_t port, uint16_t queue)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nb; i++) {
+		struct napi_entry *e = &ctx->q[i];
+
+		if (e->conf.has_tx && e->conf.tx_port == port && e->conf.tx_queue == queue)
+			return e;
+	}
+	return NULL;
+}
+
+uint16_t
+napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+	uint16_t nb_pkts)
+{
+	struct napi_entry *e = napi_tx_entry(ctx, port, queue);
+	uint16_t sent, unsent;
+	uint32_t retries = 0;
+	int ret;
+
+	sent = ctx->ops->tx_burst(ctx->arg, port, queue, pkts, nb_pkts);
+	while (sent < nb_pkts && retries < ctx->conf.tx_retries) {
+		retries++;
+		ret = ctx->ops->tx_done_cleanup(ctx->arg, port, queue, 0);
+		if (ret > 0) {
+			NAPI_ADD(ctx->st.tx_reclaimed, (uint64_t)ret);
+			if (e != NULL)
+				NAPI_ADD(e->st.tx_reclaimed, (uint64_t)ret);
+		} else {
+			rte_pause();
+		}
+		sent += ctx->ops->tx_burst(ctx->arg, port, queue, pkts + sent, nb_pkts - sent);
+	}
+	unsent = nb_pkts - sent;
+	NAPI_ADD(ctx->st.tx_sent, sent);
+	NAPI_ADD(ctx->st.tx_retries, retries);
+	NAPI_ADD(ctx->st.tx_unsent, unsent);
+	if (e != NULL) {
+		NAPI_ADD(e->st.tx_sent, sent);
+		NAPI_ADD(e->st.tx_retries, retries);
+		NAPI_ADD(e->st.tx_unsent, unsent);
+	}
+	return sent;
+}
+
+/* ---- counters --------------------------------------------------------------- */
+
+static void
+napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
+{
+	s->port = e->st.port;
+	s->queue = e->st.queue;
+	s->mode = e->st.mode;
+	s->armed = NAPI_GET(e->st.armed);
+	s->scheduled = NAPI_GET(e->st.scheduled);
+	s->polls = NAPI_GET(e->st.polls);
+	s->empty_polls = NAPI_GET(e->st.empty_polls);
+	s->full_polls = NAPI_GET(e->st.full_polls);
+	s->packets = NAPI_GET(e->st.packets);
+	s->arms = NAPI_GET(e->st.arms);
+	s->races = NAPI_GET(e->st.races);
+	s->race_disarms = NAPI_GET(e->st.race_disarms);
+	s->arm_errors = NAPI_GET(e->st.arm_errors);
+	s->wakeups = NAPI_GET(e->st.wakeups);
+	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
+	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
+	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
+	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
+	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);
+	s->tx_sent = NAPI_GET(e->st.tx_sent);
+	s->tx_retries = NAPI_GET(e->st.tx_retries);
+	s->tx_unsent = NAPI_GET(e->st.tx_unsent);
+}
+
+int
+napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
+	       struct napi_queue_stats *queues, unsigned int nb_queues)
+{
+	unsigned int nb, i;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	/* Pairs with the release store in napi_queue_add. */
+	nb = __atomic_load_n(&ctx->nb, __ATOMIC_ACQUIRE);
+	if (lcore != NULL) {
+		memset(lcore, 0, sizeof(*lcore));
+		lcore->lcore_id = ctx->st.lcore_id;
+		lcore->nb_queues = nb;
+		lcore->tsc_hz = ctx->st.tsc_hz;
+		lcore->rounds = NAPI_GET(ctx->st.rounds);
+		lcore->sleeps = NAPI_GET(ctx->st.sleeps);
+		lcore->sleep_timeouts = NAPI_GET(ctx->st.sleep_timeouts);
+		lcore->sleep_interrupts = NAPI_GET(ctx->st.sleep_interrupts);
+		lcore->sleep_cycles = NAPI_GET(ctx->st.sleep_cycles);
+		lcore->busy_cycles = NAPI_GET(ctx->st.busy_cycles);
+		lcore->idle_cycles = NAPI_GET(ctx->st.idle_cycles);
+		lcore->tx_sent = NAPI_GET(ctx->st.tx_sent);
+		lcore->tx_retries = NAPI_GET(ctx->st.tx_retries);
+		lcore->tx_unsent = NAPI_GET(ctx->st.tx_unsent);
+		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
+	}
+	for (i = 0; i < nb; i++) {
+		struct napi_queue_stats s;
+
+		napi_queue_stats_read(&ctx->q[i], &s);
+		if (queues != NULL && i < nb_queues)
+			queues[i] = s;
+		if (lcore == NULL)
+			continue;
+		lcore->polls += s.polls;
+		lcore->empty_polls += s.empty_polls;
+		lcore->packets += s.packets;
+		lcore->arms += s.arms;
+		lcore->races += s.races;
+		lcore->wakeups += s.wakeups;
+		lcore->spurious_wakeups += s.spurious_wakeups;
+		lcore->wakeup_packets += s.wakeup_packets;
+	}
+	return (int)nb;
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _NAPI_H_
+#define _NAPI_H_
+
+/**
+ * @file
+ * NAPI-style hybrid poll/interrupt scheduling of ethdev rx queues.
+ *
+ * A context belongs to one lcore (one thread) and holds (port, queue)
+ * entries. One round (napi_poll_once()) polls every scheduled entry up to its
+ * budget and hands what it got to the entry's handler. An entry that used its
+ * whole budget stays scheduled. An entry that came up short is armed
+ * (rte_eth_dev_rx_intr_enable) once its mode says so; arming is followed by a
+ * re-check (-EAGAIN from the enable call, or rte_eth_rx_queue_count() > 0
+ * where the port has it), and work found there is a race: the entry is
+ * disarmed again and stays scheduled (Linux "virtio_net: Disable interrupts
+ * if napi_complete_done rescheduled napi"). When no entry is scheduled, the
+ * round sleeps in rte_epoll_wait on the thread's epoll instance; each woken
+ * entry is disarmed and scheduled for the next round.
+ *
+ * Modes:
+ * - NAPI_MODE_POLL: never armed; the context never sleeps while it holds one.
+ * - NAPI_MODE_INTERRUPT: armed after every empty round.
+ * - NAPI_MODE_HYBRID: armed after a short round (fewer packets than the
+ *   budget) once both hold: at least napi_ctx_conf::idle_polls consecutive
+ *   short rounds, and at least napi_ctx_conf::idle_us without a packet
+ *   (the analogues of Linux's napi_defer_hard_irqs and gro_flush_timeout;
+ *   0 disables either condition).
+ *
+ * The port operations go through a table (struct napi_ops); the default
+ * table calls ethdev and EAL, a test can pass a scripted one and run the
+ * scheduler without EAL.
+ *
+ * @note Thread safety: a context is used by one thread: napi_queue_add(),
+ * napi_poll_once(), napi_run(), napi_tx() and napi_ctx_free() must not run
+ * concurrently on the same context, and napi_poll_once()/napi_run() must
+ * always be called from the same thread (the first call registers the
+ * queues' interrupts with that thread's epoll instance). napi_stop() and
+ * napi_stats_get() may be called from any thread, napi_stop() also from a
+ * signal handler. Different contexts are independent.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_epoll.h>
+#include <rte_mbuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default packets per entry per round (Linux's NAPI weight). */
+#define NAPI_BUDGET_DEFAULT 64
+/** Largest budget accepted. */
+#define NAPI_BUDGET_MAX 1024
+/** Default napi_ctx_conf::idle_polls. */
+#define NAPI_IDLE_POLLS_DEFAULT 32
+/** Default napi_ctx_conf::tx_retries. */
+#define NAPI_TX_RETRIES_DEFAULT 16
+/** Largest number of entries in one context. */
+#define NAPI_MAX_QUEUES 64
+
+/** When an entry is armed. */
+enum napi_mode {
+	NAPI_MODE_POLL,       /**< Never armed. */
+	NAPI_MODE_INTERRUPT,  /**< Armed after every empty round. */
+	NAPI_MODE_HYBRID,     /**< Armed after idle_polls short rounds and idle_us without packets. */
+};
+
+struct napi_ctx;
+
+/**
+ * Packet handler of an entry: called from napi_poll_once() with the packets
+ * of one rx burst (1..32 of them); it owns them from then on.
+ *
+ * @param ctx
+ *   The context polling.
+ * @param port
+ *   Port the packets came from.
+ * @param queue
+ *   Rx queue they came from.
+ * @param pkts
+ *   The packets.
+ * @param nb_pkts
+ *   How many.
+ * @param arg
+ *   napi_queue_conf::handler_arg.
+ */
+typedef void (*napi_handler_t)(struct napi_ctx *ctx, uint16_t port, uint16_t queue,
+			       struct rte_mbuf **pkts, uint16_t nb_pkts, void *arg);
+
+/**
+ * Port operations. Every function gets napi_ctx_conf::ops_arg first. The
+ * default table (napi_ops_ethdev) calls the ethdev functions of the same
+ * names and EAL's per-thread epoll. Return conventions are those of ethdev.
+ */
+struct napi_ops {
+	/** rte_eth_rx_burst. */
+	uint16_t (*rx_burst)(void *arg, uint16_t port, uint16_t queue,
+			     struct rte_mbuf **pkts, uint16_t nb_pkts);
+	/** rte_eth_tx_burst. */
+	uint16_t (*tx_burst)(void *arg, uint16_t port, uint16_t queue,
+			     struct rte_mbuf **pkts, uint16_t nb_pkts);
+	/** rte_eth_dev_rx_intr_enable: 0 armed, -EAGAIN work found and left disarmed. */
+	int (*intr_enable)(void *arg, uint16_t port, uint16_t queue);
+	/** rte_eth_dev_rx_intr_disable. */
+	int (*intr_disable)(void *arg, uint16_t port, uint16_t queue);
+	/** rte_eth_rx_queue_count: used descriptors, or -ENOTSUP. */
+	int (*rx_queue_count)(void *arg, uint16_t port, uint16_t queue);
+	/** rte_eth_tx_done_cleanup: descriptors freed, or -ENOTSUP. */
+	int (*tx_done_cleanup)(void *arg, uint16_t port, uint16_t queue, uint32_t free_cnt);
+	/**
+	 * Add the queue's interrupt to the calling thread's epoll instance,
+	 * with @p data returned in rte_epoll_event::epdata.data on wakeup
+	 * (rte_eth_dev_rx_intr_ctl_q with RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD).
+	 */
+	int (*intr_register)(void *arg, uint16_t port, uint16_t queue, void *data);
+	/** Remove it again (RTE_INTR_EVENT_DEL); may be called from any thread. */
+	int (*intr_unregister)(void *arg, uint16_t port, uint16_t queue, void *data);
+	/**
+	 * Add an eventfd (the context's stop signal) to the calling thread's
+	 * epoll instance; @p ev is filled by the caller and stays valid until
+	 * fd_unregister. NULL: napi_stop() only sets the flag.
+	 */
+	int (*fd_register)(void *arg, int fd, struct rte_epoll_event *ev);
+	/** Remove it (may be called from any thread). */
+	int (*fd_unregister)(void *arg, int fd, struct rte_epoll_event *ev);
+	/**
+	 * Wait on the calling thread's epoll instance (rte_epoll_wait_interruptible):
+	 * events found, 0 at @p timeout_ms (-1: none), -1 with errno (EINTR) on error.
+	 */
+	int (*epoll_wait)(void *arg, struct rte_epoll_event *events, int max, int timeout_ms);
+	/** Monotonic clock in cycles (rte_rdtsc). */
+	uint64_t (*now)(void *arg);
+};
+
+/** The ethdev/EAL operations; the default when napi_ctx_conf::ops is NULL. */
+extern const struct napi_ops napi_ops_ethdev;
+
+/** Per-context settings; fill with napi_ctx_conf_init() first. */
+struct napi_ctx_conf {
+	unsigned int lcore_id;  /**< Lcore the context runs on (telemetry key); must be unique. */
+	uint32_t idle_polls;    /**< Hybrid: consecutive short rounds before arming (0: off). */
+	uint32_t idle_us;       /**< Hybrid: microseconds without packets before arming (0: off). */
+	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
+	uint32_t sleep_timeout_ms; /**< Housekeeping: napi_poll_once returns after this long asleep (0: none). */
+	uint32_t tx_retries;    /**< napi_tx: retries with reclaim before giving up. */
+	uint64_t tsc_hz;        /**< Cycles per second of ops->now (0: rte_get_tsc_hz()). */
+	const struct napi_ops *ops; /**< NULL: napi_ops_ethdev. */
+	void *ops_arg;          /**< First argument of every op. */
+};
+
+/** One (port, queue) entry. */
+struct napi_queue_conf {
+	uint16_t port;
+	uint16_t queue;
+	enum napi_mode mode;
+	uint16_t budget;        /**< Packets per round, 1..NAPI_BUDGET_MAX (0: NAPI_BUDGET_DEFAULT). */
+	napi_handler_t handler; /**< Required. */
+	void *handler_arg;
+	bool has_tx;            /**< A paired tx queue: reclaimed while rx is polled. */
+	uint16_t tx_port;
+	uint16_t tx_queue;
+};
+
+/**
+ * Counters of one entry (all monotonic; cycles in ops->now units).
+ * Packets per wakeup = wakeup_packets / wakeups.
+ */
+struct napi_queue_stats {
+	uint16_t port;
+	uint16_t queue;
+	enum napi_mode mode;
+	bool armed;               /**< Armed at the time of reading. */
+	bool scheduled;           /**< Polled in the next round. */
+	uint64_t polls;           /**< Rounds that polled this entry. */
+	uint64_t empty_polls;     /**< ... and found nothing. */
+	uint64_t full_polls;      /**< ... and used the whole budget. */
+	uint64_t packets;         /**< Packets handed to the handler. */
+	uint64_t arms;            /**< Arming attempts (intr_enable calls). */
+	uint64_t races;           /**< Arms whose re-check found work. */
+	uint64_t race_disarms;    /**< ... and disarmed for it (the rule on). */
+	uint64_t arm_errors;      /**< intr_enable/register failures (the entry polls from then on). */
+	uint64_t wakeups;         /**< Epoll events for this entry. */
+	uint64_t spurious_wakeups;/**< Wakeups whose first poll found nothing. */
+	uint64_t wakeup_packets;  /**< Packets from a wakeup to the next arm. */
+	uint64_t armed_cycles;    /**< Time spent armed. */
+	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
+	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */
+	uint64_t tx_sent;         /**< napi_tx on the paired tx queue: packets sent. */
+	uint64_t tx_retries;      /**< ... retries after a short tx burst (back-pressure). */
+	uint64_t tx_unsent;       /**< ... packets returned unsent to the caller. */
+};
+
+/** Counters of one context (lcore). */
+struct napi_lcore_stats {
+	unsigned int lcore_id;
+	uint32_t nb_queues;
+	uint64_t tsc_hz;
+	uint64_t rounds;          /**< napi_poll_once calls. */
+	uint64_t polls;           /**< Sum over the entries. */
+	uint64_t empty_polls;
+	uint64_t packets;
+	uint64_t arms;
+	uint64_t races;
+	uint64_t sleeps;          /**< rte_epoll_wait calls. */
+	uint64_t sleep_timeouts;  /**< ... that returned at the housekeeping timeout. */
+	uint64_t sleep_interrupts;/**< ... that returned early (signal, stop). */
+	uint64_t wakeups;         /**< Queue events (sum over the entries). */
+	uint64_t spurious_wakeups;
+	uint64_t wakeup_packets;
+	uint64_t sleep_cycles;    /**< Time inside rte_epoll_wait. */
+	uint64_t busy_cycles;     /**< Time in rounds that found packets. */
+	uint64_t idle_cycles;     /**< Time in rounds that found nothing (polling cost). */
+	uint64_t tx_reclaimed;    /**< Descriptors freed by tx_done_cleanup (rx polls and napi_tx). */
+	uint64_t tx_sent;         /**< All napi_tx calls of the context. */
+	uint64_t tx_retries;
+	uint64_t tx_unsent;
+};
+
+/**
+ * Fill @p conf with the defaults: hybrid thresholds NAPI_IDLE_POLLS_DEFAULT
+ * rounds and 0 us, disarm on race, no sleep timeout, NAPI_TX_RETRIES_DEFAULT,
+ * ethdev ops, lcore_id of the calling thread.
+ *
+ * @param conf
+ *   Settings to initialise.
+ */
+void napi_ctx_conf_init(struct napi_ctx_conf *conf);
+
+/**
+ * Create a context. Memory comes from malloc (no EAL needed with custom ops).
+ *
+ * @param conf
+ *   Settings; copied.
+ * @return
+ *   The context, or NULL with rte_errno set: EINVAL (bad setting, or
+ *   tsc_hz unknown), EEXIST (a context with this lcore_id exists), ENOMEM.
+ */
+struct napi_ctx *napi_ctx_create(const struct napi_ctx_conf *conf);
+
+/**
+ * Free a context: unregister and disarm its queues, free it. The mbufs
+ * already handed to handlers are theirs; nothing else is held.
+ *
+ * @param ctx
+ *   Context, or NULL.
+ * @note Not while napi_run() runs on it: stop it and let it return first.
+ */
+void napi_ctx_free(struct napi_ctx *ctx);
+
+/**
+ * Add an entry. The port must be started before the first round; with a
+ * mode other than NAPI_MODE_POLL it must have been configured with
+ * intr_conf.rxq = 1.
+ *
+ * @param ctx
+ *   Context.
+ * @param qconf
+ *   Entry settings; copied.
+ * @return
+ *   Entry index (>= 0), or -EINVAL (NULL argument, no handler, unknown
+ *   mode, budget over NAPI_BUDGET_MAX), -EEXIST (the pair is already in
+ *   this context), -ENOSPC (NAPI_MAX_QUEUES reached).
+ * @note From the context's thread, or before its first round. Interrupt
+ *   registration failures are not errors here: the entry falls back to
+ *   polling and counts napi_queue_stats::arm_errors.
+ */
+int napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf);
+
+/**
+ * One round: poll every scheduled entry up to its budget, arm those whose
+ * mode says so (disarming again on a race, see the file comment); if no
+ * entry is left scheduled, sleep until an armed entry's interrupt, the
+ * housekeeping timeout, napi_stop() or a signal, then disarm and schedule
+ * the woken entries (they are polled in the next round).
+ *
+ * The first call registers the entries' interrupts with the calling
+ * thread's epoll instance: call it always from the same thread.
+ *
+ * @param ctx
+ *   Context.
+ * @return
+ *   Packets received in this round (>= 0); -EINTR if the sleep was
+ *   interrupted (signal or napi_stop()); -EINVAL without entries.
+ */
+int napi_poll_once(struct napi_ctx *ctx);
+
+/**
+ * Run rounds until napi_stop().
+ *
+ * @param ctx
+ *   Context.
+ * @return
+ *   0 when stopped, -EINVAL without entries.
+ */
+int napi_run(struct napi_ctx *ctx);
+
+/**
+ * Ask napi_run() to return, waking the context if it sleeps.
+ *
+ * @param ctx
+ *   Context.
+ * @note Any thread; async-signal-safe (an atomic store and an eventfd write).
+ */
+void napi_stop(struct napi_ctx *ctx);
+
+/**
+ * Whether napi_stop() was called on this context.
+ *
+ * @param ctx
+ *   Context.
+ * @return
+ *   true once stopped.
+ */
+bool napi_stopped(const struct napi_ctx *ctx);
+
+/**
+ * Transmit with back-pressure: tx_burst; when the queue took fewer than
+ * offered, reclaim completed descriptors (tx_done_cleanup, -ENOTSUP
+ * tolerated) and retry, at most napi_ctx_conf::tx_retries times. Nothing is
+ * freed: packets pkts[ret..nb_pkts-1] stay the caller's (count them as
+ * unsent, or keep them). Sent, retries and unsent packets are counted per
+ * context and on the entry paired with (port, queue), if any.
+ *
+ * @param ctx
+ *   Context (of the calling thread).
+ * @param port
+ *   Tx port.
+ * @param queue
+ *   Tx queue.
+ * @param pkts
+ *   Packets.
+ * @param nb_pkts
+ *   How many.
+ * @return
+ *   Packets sent (0..nb_pkts); the rest are left to the caller.
+ */
+uint16_t napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue,
+		 struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/**
+ * Read the counters.
+ *
+ * @param ctx
+ *   Context.
+ * @param lcore
+ *   Context totals (may be NULL).
+ * @param queues
+ *   Per-entry counters, in napi_queue_add() order (may be NULL).
+ * @param nb_queues
+ *   Room in @p queues.
+ * @return
+ *   Number of entries of the context (may exceed @p nb_queues), or -EINVAL.
+ * @note Any thread: each counter is read atomically, the set is not a
+ *   snapshot (totals may lag the entries by one round).
+ */
+int napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
+		   struct napi_queue_stats *queues, unsigned int nb_queues);
+
+/**
+ * Look up the context of an lcore (the telemetry commands use it).
+ *
+ * @param lcore_id
+ *   napi_ctx_conf::lcore_id.
+ * @return
+ *   The context, or NULL.
+ */
+struct napi_ctx *napi_ctx_lookup(unsigned int lcore_id);
+
+/**
+ * Name of a mode ("poll", "interrupt", "hybrid").
+ *
+ * @param mode
+ *   Mode.
+ * @return
+ *   Static string; "unknown" for an invalid value.
+ */
+const char *napi_mode_name(enum napi_mode mode);
+
+/**
+ * Parse a mode name.
+ *
+ * @param name
+ *   "poll", "interrupt" or "hybrid".
+ * @param mode
+ *   Result.
+ * @return
+ *   0, or -EINVAL.
+ */
+int napi_mode_parse(const char *name, enum napi_mode *mode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _NAPI_H_ */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Telemetry: /napi/lcores lists the lcores with a context, /napi/stats,<lcore>
+ * gives that context's counters and one dictionary per entry
+ * ("q<port>.<queue>"). Read with dpdk-telemetry.py.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "napi.h"
+#include "napi_private.h"
+
+/* A {name, offsetof} table per stats struct: the dictionaries follow it. */
+struct napi_tel_field {
+	const char *name;
+	size_t off;
+};
+
+#define NAPI_LCORE_FIELD(f) { #f, offsetof(struct napi_lcore_stats, f) }
+static const struct napi_tel_field napi_tel_lcore[] = {
+	NAPI_LCORE_FIELD(tsc_hz),
+	NAPI_LCORE_FIELD(rounds),
+	NAPI_LCORE_FIELD(polls),
+	NAPI_LCORE_FIELD(empty_polls),
+	NAPI_LCORE_FIELD(packets),
+	NAPI_LCORE_FIELD(arms),
+	NAPI_LCORE_FIELD(races),
+	NAPI_LCORE_FIELD(sleeps),
+	NAPI_LCORE_FIELD(sleep_timeouts),
+	NAPI_LCORE_FIELD(sleep_interrupts),
+	NAPI_LCORE_FIELD(wakeups),
+	NAPI_LCORE_FIELD(spurious_wakeups),
+	NAPI_LCORE_FIELD(wakeup_packets),
+	NAPI_LCORE_FIELD(sleep_cycles),
+	NAPI_LCORE_FIELD(busy_cycles),
+	NAPI_LCORE_FIELD(idle_cycles),
+	NAPI_LCORE_FIELD(tx_reclaimed),
+	NAPI_LCORE_FIELD(tx_sent),
+	NAPI_LCORE_FIELD(tx_retries),
+	NAPI_LCORE_FIELD(tx_unsent),
+};
+
+#define NAPI_QUEUE_FIELD(f) { #f, offsetof(struct napi_queue_stats, f) }
+static const struct napi_tel_field napi_tel_queue[] = {
+	NAPI_QUEUE_FIELD(polls),
+	NAPI_QUEUE_FIELD(empty_polls),
+	NAPI_QUEUE_FIELD(full_polls),
+	NAPI_QUEUE_FIELD(packets),
+	NAPI_QUEUE_FIELD(arms),
+	NAPI_QUEUE_FIELD(races),
+	NAPI_QUEUE_FIELD(race_disarms),
+	NAPI_QUEUE_FIELD(arm_errors),
+	NAPI_QUEUE_FIELD(wakeups),
+	NAPI_QUEUE_FIELD(spurious_wakeups),
+	NAPI_QUEUE_FIELD(wakeup_packets),
+	NAPI_QUEUE_FIELD(armed_cycles),
+	NAPI_QUEUE_FIELD(busy_cycles),
+	NAPI_QUEUE_FIELD(tx_reclaimed),
+	NAPI_QUEUE_FIELD(tx_sent),
+	NAPI_QUEUE_FIELD(tx_retries),
+	NAPI_QUEUE_FIELD(tx_unsent),
+};
+
+static void
+napi_tel_fill(struct rte_tel_data *d, const void *s, const struct napi_tel_field *f,
+	      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(d, f[i].name,
+					  *(const uint64_t *)((const char *)s + f[i].off));
+}
+
+static int
+napi_tel_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int ids[RTE_MAX_LCORE], n, i;
+
+	n = napi_registry_list(ids, RTE_DIM(ids));
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_array_int(d, (int)ids[i]);
+	return 0;
+}
+
+struct napi_tel_req {
+	struct rte_tel_data *d;
+};
+
+static int
+napi_tel_stats_of(struct napi_ctx *ctx, void *arg)
+{
+	struct napi_tel_req *req = arg;
+	struct napi_queue_stats qs[NAPI_MAX_QUEUES];
+	struct napi_lcore_stats ls;
+	int n, i;
+
+	n = napi_stats_get(ctx, &ls, qs, RTE_DIM(qs));
+	if (n < 0)
+		return n;
+	rte_tel_data_start_dict(req->d);
+	rte_tel_data_add_dict_int(req->d, "lcore", (int)ls.lcore_id);
+	rte_tel_data_add_dict_int(req->d, "nb_queues", (int)ls.nb_queues);
+	napi_tel_fill(req->d, &ls, napi_tel_lcore, RTE_DIM(napi_tel_lcore));
+	for (i = 0; i < n && i < (int)RTE_DIM(qs); i++) {
+		struct rte_tel_data *q = rte_tel_data_alloc();
+		char name[32];
+
+		if (q == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(q);
+		rte_tel_data_add_dict_int(q, "port", qs[i].port);
+		rte_tel_data_add_dict_int(q, "queue", qs[i].queue);
+		rte_tel_data_add_dict_string(q, "mode", napi_mode_name(qs[i].mode));
+		rte_tel_data_add_dict_int(q, "armed", qs[i].armed);
+		rte_tel_data_add_dict_int(q, "scheduled", qs[i].scheduled);
+		napi_tel_fill(q, &qs[i], napi_tel_queue, RTE_DIM(napi_tel_queue));
+		snprintf(name, sizeof(name), "q%u.%u", qs[i].port, qs[i].queue);
+		if (rte_tel_data_add_dict_container(req->d, name, q, 0) != 0) {
+			rte_tel_data_free(q);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+static int
+napi_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct napi_tel_req req = { .d = d };
+	unsigned long lcore;
+	char *end;
+
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	lcore = strtoul(params, &end, 10);
+	if (*end != '\0' || lcore >= RTE_MAX_LCORE)
+		return -EINVAL;
+	return napi_registry_with((unsigned int)lcore, napi_tel_stats_of, &req);
+}
+
+void
+napi_telemetry_init(void)
+{
+	static int done;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	rte_telemetry_register_cmd("/napi/lcores", napi_tel_lcores,
+				   "Lcores with a napi context. No parameters");
+	rte_telemetry_register_cmd("/napi/stats", napi_tel_stats,
+				   "Counters of an lcore's napi context. Parameters: int lcore_id");
+}

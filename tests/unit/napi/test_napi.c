@@ -1,0 +1,940 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Unit tests of lib/napi's state machine against the scripted fake port
+ * (fake_port.c), TAP output, no EAL. The fake clock runs at 1 MHz (one
+ * cycle = one microsecond) and moves only when a test moves it (or by
+ * fake_port::tick per now() call).
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include "fake_port.h"
+#include "napi.h"
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		goto teardown; \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	long long a_ = (long long)(a); \
+	long long b_ = (long long)(b); \
+	if (a_ != b_) { \
+		printf("#   %s:%d: %s is %lld, expected %s = %lld\n", \
+		       __FILE__, __LINE__, #a, a_, #b, b_); \
+		goto teardown; \
+	} \
+} while (0)
+
+static struct fake_port fp;
+static unsigned int handled[FAKE_QUEUES];   /* packets per queue */
+static unsigned int handler_calls;
+
+static void
+count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+	      uint16_t n, void *arg)
+{
+	handled[queue] += n;
+	handler_calls++;
+}
+
+/* A context over the fake port with nb queues of `mode` (budget 64). */
+static struct napi_ctx *
+setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
+      bool disable_on_race)
+{
+	struct napi_ctx_conf conf;
+	struct napi_ctx *ctx;
+	unsigned int i;
+
+	fake_init(&fp, nb);
+	memset(handled, 0, sizeof(handled));
+	handler_calls = 0;
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.idle_polls = idle_polls;
+	conf.idle_us = idle_us;
+	conf.disable_on_race = disable_on_race;
+	conf.tsc_hz = 1000000;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	if (ctx == NULL)
+		return NULL;
+	for (i = 0; i < nb; i++) {
+		struct napi_queue_conf qc = {
+			.port = 0,
+			.queue = (uint16_t)i,
+			.mode = mode,
+			.handler = count_handler,
+		};
+
+		if (napi_queue_add(ctx, &qc) != (int)i) {
+			napi_ctx_free(ctx);
+			return NULL;
+		}
+	}
+	return ctx;
+}
+
+static struct napi_queue_stats
+qstats(struct napi_ctx *ctx, unsigned int i)
+{
+	struct napi_queue_stats qs[FAKE_QUEUES];
+
+	memset(qs, 0, sizeof(qs));
+	napi_stats_get(ctx, NULL, qs, RTE_DIM(qs));
+	return qs[i];
+}
+
+static struct napi_lcore_stats
+lstats(struct napi_ctx *ctx)
+{
+	struct napi_lcore_stats ls;
+
+	memset(&ls, 0, sizeof(ls));
+	napi_stats_get(ctx, &ls, NULL, 0);
+	return ls;
+}
+
+/* ---- cases ---------------------------------------------------------------- */
+
+static int
+test_budget_exhaustion_keeps_polling(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	int ret = -1, r;
+
+	CHECK(ctx != NULL);
+	fake_arrive(&fp, 0, 200);
+	r = napi_poll_once(ctx);
+	CHECK_EQ(r, 64);
+	CHECK_EQ(fp.q[0].enables, 0);
+	CHECK(qstats(ctx, 0).scheduled);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK_EQ(fp.q[0].enables, 0);
+	/* 8 left: short but not empty, interrupt mode keeps polling */
+	CHECK_EQ(napi_poll_once(ctx), 8);
+	CHECK_EQ(fp.q[0].enables, 0);
+	CHECK_EQ(qstats(ctx, 0).full_polls, 3);
+	/* empty: armed, and with the only queue armed, asleep */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].enables, 1);
+	CHECK_EQ(fp.waits, 1);
+	CHECK_EQ(handled[0], 200);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_budget_custom(void)
+{
+	struct napi_ctx_conf conf;
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 0, .mode = NAPI_MODE_HYBRID, .budget = 10,
+		.handler = count_handler,
+	};
+	struct napi_ctx *ctx;
+	int ret = -1;
+
+	fake_init(&fp, 1);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000000;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
+	CHECK_EQ(napi_queue_add(ctx, &qc), -EEXIST);
+	qc.queue = 1;
+	qc.budget = NAPI_BUDGET_MAX + 1;
+	CHECK_EQ(napi_queue_add(ctx, &qc), -EINVAL);
+	qc.budget = 0;
+	qc.handler = NULL;
+	CHECK_EQ(napi_queue_add(ctx, &qc), -EINVAL);
+	fake_arrive(&fp, 0, 25);
+	CHECK_EQ(napi_poll_once(ctx), 10);
+	CHECK_EQ(napi_poll_once(ctx), 10);
+	CHECK_EQ(napi_poll_once(ctx), 5);
+	CHECK_EQ(qstats(ctx, 0).full_polls, 2);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_short_rounds_arm_after_n(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(napi_poll_once(ctx), 0);
+		CHECK_EQ(fp.q[0].enables, 0);
+	}
+	/* a full round resets the count */
+	fake_arrive(&fp, 0, 64);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	for (i = 0; i < 4; i++) {
+		/* short but not empty counts as well */
+		fake_arrive(&fp, 0, i == 0 ? 3 : 0);
+		napi_poll_once(ctx);
+		CHECK_EQ(fp.q[0].enables, 0);
+	}
+	CHECK_EQ(fp.waits, 0);
+	CHECK_EQ(napi_poll_once(ctx), 0);  /* 5th short round */
+	CHECK_EQ(fp.q[0].enables, 1);
+	CHECK(fp.q[0].armed);
+	CHECK(!qstats(ctx, 0).scheduled);
+	CHECK(qstats(ctx, 0).armed);
+	CHECK_EQ(fp.waits, 1);
+	CHECK_EQ(fp.last_timeout, -1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_idle_us_arms_after_t(void)
+{
+	/* idle_polls 0: time alone decides; 100 us at 1 cycle per us. */
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 0, 100, true);
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 1);  /* packet at t = 1000 */
+	for (i = 1; i < 10; i++) {
+		fp.clock = 1000 + (uint64_t)i * 10;
+		CHECK_EQ(napi_poll_once(ctx), 0);
+		CHECK_EQ(fp.q[0].enables, 0);
+	}
+	fp.clock = 1099;
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.q[0].enables, 0);
+	fp.clock = 1100;
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.q[0].enables, 1);
+	CHECK_EQ(fp.waits, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_both_thresholds(void)
+{
+	/* Both must hold: 3 short rounds and 50 us. */
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 3, 50, true);
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	for (i = 0; i < 10; i++)
+		napi_poll_once(ctx);    /* clock still: rounds enough, time not */
+	CHECK_EQ(fp.q[0].enables, 0);
+	fp.clock += 50;
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.q[0].enables, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_race_eagain_disarms(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.q[0].enable_ret_once = -EAGAIN;
+	fp.q[0].arrive_on_enable = 2;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.arms, 1);
+	CHECK_EQ(s.races, 1);
+	CHECK_EQ(s.race_disarms, 1);
+	CHECK(s.scheduled);
+	CHECK(!s.armed);
+	CHECK(!fp.q[0].armed);
+	CHECK_EQ(fp.q[0].disables, 0);  /* the port disarmed itself */
+	CHECK_EQ(fp.waits, 0);          /* did not sleep */
+	CHECK_EQ(napi_poll_once(ctx), 2);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_race_queue_count_disarms(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].enables, 1);
+	CHECK_EQ(fp.q[0].counts, 1);
+	CHECK_EQ(fp.q[0].disables, 1);
+	CHECK(!fp.q[0].armed);
+	CHECK(!fp.q[0].signalled);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.races, 1);
+	CHECK_EQ(s.race_disarms, 1);
+	CHECK(s.scheduled && !s.armed);
+	CHECK_EQ(fp.waits, 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	/* next empty round arms cleanly and sleeps */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].enables, 2);
+	CHECK_EQ(fp.waits, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_race_rule_off_stays_armed(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.races, 1);
+	CHECK_EQ(s.race_disarms, 0);
+	CHECK_EQ(fp.q[0].disables, 0);
+	CHECK(fp.q[0].armed);
+	CHECK(s.armed && s.scheduled);   /* armed and still polled */
+	CHECK_EQ(fp.waits, 0);
+	/* packets keep coming while it is armed: the port signals */
+	fake_arrive(&fp, 0, 3);
+	CHECK_EQ(napi_poll_once(ctx), 4);
+	CHECK(fp.q[0].signalled);
+	/* empty: arms again (already armed), goes to sleep, the stale
+	 * signal wakes it at once */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].enables, 2);
+	CHECK_EQ(fp.waits, 1);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.wakeups, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(qstats(ctx, 0).spurious_wakeups, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_race_eagain_rule_off(void)
+{
+	/* -EAGAIN: the port already disarmed; nothing to leave armed. */
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.q[0].enable_ret_once = -EAGAIN;
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.races, 1);
+	CHECK(s.scheduled && !s.armed);
+	CHECK_EQ(fp.q[0].disables, 0);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_no_queue_count(void)
+{
+	/* Without rx_queue_count (net_virtio_user) there is no re-check. */
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.count_supported = false;
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(qstats(ctx, 0).races, 0);
+	CHECK_EQ(fp.waits, 1);
+	/* the fake's packet signalled the armed queue: the wakeup finds it */
+	CHECK_EQ(qstats(ctx, 0).wakeups, 1);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_all_armed_sleeps(void)
+{
+	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_lcore_stats ls;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.sleep_cycles = 500;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.waits, 1);
+	CHECK(fp.q[0].armed && fp.q[1].armed && fp.q[2].armed);
+	ls = lstats(ctx);
+	CHECK_EQ(ls.sleeps, 1);
+	CHECK_EQ(ls.sleep_timeouts, 1);  /* the fake returned 0 events */
+	CHECK_EQ(ls.sleep_cycles, 500);
+	/* nothing woke: the next round polls nothing and sleeps again */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.waits, 2);
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_partial_armed_no_sleep(void)
+{
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 2, .mode = NAPI_MODE_POLL, .handler = count_handler,
+	};
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	/* queue 1 busy: queue 0 armed, queue 1 polled, no sleep */
+	fake_arrive(&fp, 1, 1000);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK(fp.q[0].armed);
+	CHECK(!fp.q[1].armed);
+	CHECK_EQ(fp.waits, 0);
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+
+	/* a poll-mode entry keeps the context awake forever */
+	napi_ctx_free(ctx);
+	ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
+	CHECK(ctx != NULL);
+	fp.nb = 3;
+	fp.q[2].queue = 2;
+	CHECK_EQ(napi_queue_add(ctx, &qc), 2);
+	for (i = 0; i < 10; i++)
+		napi_poll_once(ctx);
+	CHECK_EQ(fp.waits, 0);
+	CHECK_EQ(fp.q[2].enables, 0);
+	CHECK(!fp.q[2].registered);    /* poll mode registers nothing */
+	CHECK(fp.q[0].registered && fp.q[1].registered);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_wakeup_disarms_woken_only(void)
+{
+	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* all armed, asleep */
+	CHECK_EQ(fp.waits, 1);
+	fake_arrive(&fp, 1, 5);
+	CHECK(fp.q[1].signalled);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* polls nobody, wakes for q1 */
+	CHECK_EQ(fp.waits, 2);
+	CHECK_EQ(fp.q[1].disables, 1);
+	CHECK_EQ(fp.q[0].disables, 0);
+	CHECK_EQ(fp.q[2].disables, 0);
+	CHECK(fp.q[0].armed && !fp.q[1].armed && fp.q[2].armed);
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+	CHECK_EQ(fp.q[1].rx_calls, 1);
+	/* next round: only q1 polled */
+	CHECK_EQ(napi_poll_once(ctx), 5);
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+	CHECK_EQ(fp.q[1].rx_calls, 2);
+	CHECK_EQ(fp.q[2].rx_calls, 1);
+	s = qstats(ctx, 1);
+	CHECK_EQ(s.wakeups, 1);
+	CHECK_EQ(s.spurious_wakeups, 0);
+	CHECK_EQ(s.wakeup_packets, 5);
+	CHECK_EQ(qstats(ctx, 0).wakeups, 0);
+	/* q1 empty: armed again, all armed, asleep */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.waits, 3);
+	CHECK_EQ(fp.q[1].enables, 2);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_spurious_wakeup(void)
+{
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_lcore_stats ls;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	fp.spurious_data[0] = fp.q[0].data;
+	fp.nb_spurious = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* wakes for q0, nothing there */
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* polls q0: empty, re-arms, sleeps */
+	CHECK_EQ(qstats(ctx, 0).wakeups, 1);
+	CHECK_EQ(qstats(ctx, 0).spurious_wakeups, 1);
+	CHECK_EQ(qstats(ctx, 1).wakeups, 0);
+	/* unknown data is ignored, counted as an interrupted sleep */
+	fp.spurious_data[0] = &fp;
+	fp.nb_spurious = 1;
+	CHECK_EQ(napi_poll_once(ctx), -EINTR);
+	ls = lstats(ctx);
+	CHECK_EQ(ls.wakeups, 1);
+	CHECK_EQ(ls.spurious_wakeups, 1);
+	CHECK_EQ(ls.sleep_interrupts, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_sleep_timeout_and_eintr(void)
+{
+	struct napi_ctx_conf conf;
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 0, .mode = NAPI_MODE_INTERRUPT, .handler = count_handler,
+	};
+	struct napi_ctx *ctx;
+	int ret = -1;
+
+	fake_init(&fp, 1);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000000;
+	conf.sleep_timeout_ms = 250;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.last_timeout, 250);
+	fp.wait_ret_once = -1;
+	CHECK_EQ(napi_poll_once(ctx), -EINTR);
+	CHECK_EQ(lstats(ctx).sleep_interrupts, 1);
+	CHECK_EQ(lstats(ctx).sleep_timeouts, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_stop(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	uint64_t cnt = 0;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK(fp.stop_fd >= 0);
+	CHECK(fp.stop_data == ctx);
+	CHECK(!napi_stopped(ctx));
+	napi_stop(ctx);
+	CHECK(napi_stopped(ctx));
+	/* the eventfd was written */
+	CHECK_EQ(read(fp.stop_fd, &cnt, sizeof(cnt)), (long long)sizeof(cnt));
+	CHECK_EQ(cnt, 1);
+	/* stopped: run returns at once, no sleep */
+	CHECK_EQ(napi_run(ctx), 0);
+	CHECK_EQ(fp.waits, 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_register_failure_polls(void)
+{
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	fp.q[1].register_ret = -EPERM;
+	for (i = 0; i < 5; i++)
+		napi_poll_once(ctx);
+	CHECK_EQ(qstats(ctx, 1).arm_errors, 1);
+	CHECK_EQ(fp.q[1].enables, 0);
+	CHECK_EQ(fp.waits, 0);         /* q1 polls forever: never asleep */
+	CHECK_EQ(fp.q[1].rx_calls, 5);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_free_unregisters(void)
+{
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK(fp.q[0].armed && fp.q[1].armed);
+	CHECK(napi_ctx_lookup(3) == ctx);
+	napi_ctx_free(ctx);
+	ctx = NULL;
+	CHECK(napi_ctx_lookup(3) == NULL);
+	CHECK(!fp.q[0].armed && !fp.q[1].armed);
+	CHECK_EQ(fp.q[0].unregisters, 1);
+	CHECK_EQ(fp.q[1].unregisters, 1);
+	CHECK_EQ(fp.stop_fd, -1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_duplicate_lcore(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
+	struct napi_ctx_conf conf;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	CHECK(napi_ctx_create(&conf) == NULL);
+	CHECK_EQ(rte_errno, EEXIST);
+	conf.lcore_id = 4;
+	conf.tsc_hz = 0;   /* no EAL: unknown */
+	CHECK(napi_ctx_create(&conf) == NULL);
+	CHECK_EQ(rte_errno, EINVAL);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_tx_backpressure(void)
+{
+	struct napi_ctx_conf conf;
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 0, .mode = NAPI_MODE_POLL, .handler = count_handler,
+		.has_tx = true, .tx_port = 1, .tx_queue = 0,
+	};
+	struct rte_mbuf *pkts[32];
+	struct napi_queue_stats s;
+	struct napi_lcore_stats ls;
+	struct napi_ctx *ctx;
+	int ret = -1;
+
+	memset(pkts, 0, sizeof(pkts));
+	fake_init(&fp, 1);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000000;
+	conf.tx_retries = 4;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
+
+	/* room for all: one burst, no retry */
+	fp.tx_room = 100;
+	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 10), 10);
+	CHECK_EQ(fp.tx_calls, 1);
+	CHECK_EQ(fp.cleanup_calls, 0);
+
+	/* 5 room, 2 completions per cleanup: 5 + 2 + 2 + 2 + 2 after 4 retries */
+	fp.tx_room = 5;
+	fp.tx_done = 100;
+	fp.tx_done_per_cleanup = 2;
+	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 20), 13);
+	CHECK_EQ(fp.cleanup_calls, 4);
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.tx_sent, 23);
+	CHECK_EQ(s.tx_retries, 4);
+	CHECK_EQ(s.tx_unsent, 7);
+	CHECK_EQ(s.tx_reclaimed, 8);
+
+	/* enough after one reclaim: stops retrying */
+	fp.tx_room = 0;
+	fp.tx_done_per_cleanup = 0;
+	fp.tx_done = 50;
+	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 8), 8);
+	CHECK_EQ(fp.cleanup_calls, 5);
+
+	/* cleanup unsupported: tolerated, retries still bounded */
+	fp.cleanup_supported = false;
+	fp.tx_room = 0;
+	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 4), 0);
+
+	/* an unpaired queue counts on the context only */
+	fp.tx_room = 3;
+	CHECK_EQ(napi_tx(ctx, 2, 0, pkts, 3), 3);
+
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.tx_sent, 31);
+	CHECK_EQ(s.tx_retries, 9);
+	CHECK_EQ(s.tx_unsent, 11);
+	CHECK_EQ(s.tx_reclaimed, 58);
+	ls = lstats(ctx);
+	CHECK_EQ(ls.tx_sent, 34);
+	CHECK_EQ(ls.tx_retries, 9);
+	CHECK_EQ(ls.tx_unsent, 11);
+	CHECK_EQ(ls.tx_reclaimed, 58);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_tx_cleanup_during_rx(void)
+{
+	struct napi_ctx_conf conf;
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 0, .mode = NAPI_MODE_POLL, .handler = count_handler,
+		.has_tx = true, .tx_port = 0, .tx_queue = 0,
+	};
+	struct napi_ctx *ctx;
+	int ret = -1;
+
+	fake_init(&fp, 1);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000000;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
+	fp.tx_done = 7;
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.cleanup_calls, 1);
+	CHECK_EQ(qstats(ctx, 0).tx_reclaimed, 7);
+	CHECK_EQ(lstats(ctx).tx_reclaimed, 7);
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.cleanup_calls, 2);
+	/* -ENOTSUP: tolerated once, never asked again */
+	fp.cleanup_supported = false;
+	napi_poll_once(ctx);
+	napi_poll_once(ctx);
+	napi_poll_once(ctx);
+	CHECK_EQ(fp.cleanup_calls, 3);
+	CHECK_EQ(qstats(ctx, 0).tx_reclaimed, 7);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_stats_exact(void)
+{
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_HYBRID, 2, 0, true);
+	struct napi_queue_stats q0, q1;
+	struct napi_lcore_stats ls;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.tick = 1;   /* every now() call moves the clock one cycle */
+	fp.sleep_cycles = 1000;
+	/* round 1: q0 70 (64 taken, full), q1 3 (short #1) */
+	fake_arrive(&fp, 0, 70);
+	fake_arrive(&fp, 1, 3);
+	CHECK_EQ(napi_poll_once(ctx), 67);
+	/* round 2: q0 6 (short #1), q1 0 (short #2: arms, race: 1 lands) */
+	fp.q[1].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 6);
+	/* round 3: q0 0 (short #2: arms), q1 1 (short #1) */
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	/* round 4: q1 0 (short #2: arms) -> all armed, sleep, nothing */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	/* round 5: nothing polled; 4 arrive on q0 -> wakeup */
+	fake_arrive(&fp, 0, 4);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	/* round 6: q0 4 (short #1) */
+	CHECK_EQ(napi_poll_once(ctx), 4);
+	/* round 7: q0 0 (short #2: arms) -> sleep */
+	CHECK_EQ(napi_poll_once(ctx), 0);
+
+	napi_stats_get(ctx, &ls, NULL, 0);
+	q0 = qstats(ctx, 0);
+	q1 = qstats(ctx, 1);
+	CHECK_EQ(q0.polls, 5);
+	CHECK_EQ(q0.empty_polls, 2);
+	CHECK_EQ(q0.full_polls, 1);
+	CHECK_EQ(q0.packets, 74);
+	CHECK_EQ(q0.arms, 2);
+	CHECK_EQ(q0.races, 0);
+	CHECK_EQ(q0.wakeups, 1);
+	CHECK_EQ(q0.spurious_wakeups, 0);
+	CHECK_EQ(q0.wakeup_packets, 4);
+	CHECK(q0.armed && !q0.scheduled);
+	CHECK_EQ(q1.polls, 4);
+	CHECK_EQ(q1.empty_polls, 2);
+	CHECK_EQ(q1.full_polls, 0);
+	CHECK_EQ(q1.packets, 4);
+	CHECK_EQ(q1.arms, 2);
+	CHECK_EQ(q1.races, 1);
+	CHECK_EQ(q1.race_disarms, 1);
+	CHECK_EQ(q1.wakeups, 0);
+	CHECK(q1.armed && !q1.scheduled);
+	CHECK_EQ(ls.rounds, 7);
+	CHECK_EQ(ls.polls, 9);
+	CHECK_EQ(ls.empty_polls, 4);
+	CHECK_EQ(ls.packets, 78);
+	CHECK_EQ(ls.arms, 4);
+	CHECK_EQ(ls.races, 1);
+	CHECK_EQ(ls.sleeps, 3);
+	CHECK_EQ(ls.sleep_timeouts, 2);
+	CHECK_EQ(ls.wakeups, 1);
+	CHECK_EQ(ls.wakeup_packets, 4);
+	CHECK_EQ(ls.sleep_cycles, 3 * (1000 + 1));
+	CHECK_EQ(ls.nb_queues, 2);
+	CHECK_EQ(ls.tsc_hz, 1000000);
+	CHECK_EQ(handled[0], 74);
+	CHECK_EQ(handled[1], 4);
+	/* each poll takes one tick (its closing now()); busy = polls with packets */
+	CHECK_EQ(q0.busy_cycles, 3);
+	CHECK_EQ(q1.busy_cycles, 2);
+	CHECK(ls.busy_cycles > 0 && ls.idle_cycles > 0);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+static int
+test_modes_names(void)
+{
+	enum napi_mode m;
+	int ret = -1;
+
+	CHECK_EQ(napi_mode_parse("hybrid", &m), 0);
+	CHECK_EQ(m, NAPI_MODE_HYBRID);
+	CHECK_EQ(napi_mode_parse("interrupt", &m), 0);
+	CHECK_EQ(m, NAPI_MODE_INTERRUPT);
+	CHECK_EQ(napi_mode_parse("poll", &m), 0);
+	CHECK_EQ(m, NAPI_MODE_POLL);
+	CHECK_EQ(napi_mode_parse("busy", &m), -EINVAL);
+	CHECK(strcmp(napi_mode_name(NAPI_MODE_HYBRID), "hybrid") == 0);
+	CHECK(strcmp(napi_mode_name((enum napi_mode)9), "unknown") == 0);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+static int
+test_poll_mode_never_arms(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
+	int ret = -1, i;
+
+	CHECK(ctx != NULL);
+	for (i = 0; i < 100; i++)
+		CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].enables, 0);
+	CHECK_EQ(fp.waits, 0);
+	CHECK_EQ(qstats(ctx, 0).empty_polls, 100);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+struct test_case {
+	const char *name;
+	int (*fn)(void);
+};
+
+static const struct test_case tests[] = {
+	{ "budget exhaustion keeps polling", test_budget_exhaustion_keeps_polling },
+	{ "custom budget, add checks", test_budget_custom },
+	{ "hybrid: short rounds arm after N", test_short_rounds_arm_after_n },
+	{ "hybrid: idle-us arms after T (fake clock)", test_idle_us_arms_after_t },
+	{ "hybrid: both thresholds must hold", test_both_thresholds },
+	{ "race at arming (-EAGAIN) disarms, keeps polling", test_race_eagain_disarms },
+	{ "race at arming (queue count) disarms, keeps polling", test_race_queue_count_disarms },
+	{ "race with the rule off stays armed", test_race_rule_off_stays_armed },
+	{ "race (-EAGAIN) with the rule off: port disarmed", test_race_eagain_rule_off },
+	{ "no rx_queue_count: no re-check", test_no_queue_count },
+	{ "all armed: sleeps", test_all_armed_sleeps },
+	{ "partially armed: does not sleep", test_partial_armed_no_sleep },
+	{ "wakeup disarms exactly the woken queues and polls them", test_wakeup_disarms_woken_only },
+	{ "spurious wakeup counted", test_spurious_wakeup },
+	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr },
+	{ "napi_stop wakes and stops", test_stop },
+	{ "registration failure: polling only", test_register_failure_polls },
+	{ "free disarms and unregisters", test_free_unregisters },
+	{ "one context per lcore, tsc_hz needed", test_duplicate_lcore },
+	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure },
+	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx },
+	{ "stats exact", test_stats_exact },
+	{ "mode names", test_modes_names },
+	{ "poll mode never arms", test_poll_mode_never_arms },
+};
+
+int
+main(void)
+{
+	unsigned int i, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%u\n", (unsigned int)RTE_DIM(tests));
+	for (i = 0; i < RTE_DIM(tests); i++) {
+		int r = tests[i].fn();
+
+		printf("%s %u - %s\n", r == 0 ? "ok" : "not ok", i + 1, tests[i].name);
+		failed += r != 0;
+	}
+	return failed ? 1 : 0;
+}
