@@ -4,23 +4,33 @@
 
 /*
  * The public virtqueue functions: parameter checks, the broken state, the
- * size helpers, and dispatch to the layout through vq->ops.
+ * size helpers, and dispatch to the layout.
+ *
+ * Dispatch goes through virtq_layout_ops[], a static table of this process
+ * indexed by the layout stored in the queue: struct virtq lives in memory
+ * shared with secondary processes, which map this library at another address,
+ * so the queue stores no pointer to the table. The table is an array of
+ * structures, so a call costs one indexed load, as a stored ops pointer did.
  */
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "virtq.h"
 #include "virtq_private.h"
 
-/* Layouts built in; NULL: not (yet) implemented. */
-static const struct virtq_ops *const virtq_layout_ops[] = {
-	[VIRTQ_LAYOUT_SPLIT] = &virtq_ops_split,
-	[VIRTQ_LAYOUT_PACKED] = NULL,
+/* The layouts, indexed by enum virtq_layout. */
+static const struct virtq_ops virtq_layout_ops[] = {
+	[VIRTQ_LAYOUT_SPLIT] = VIRTQ_LAYOUT_OPS(split),
+	[VIRTQ_LAYOUT_PACKED] = VIRTQ_LAYOUT_OPS(packed),
 };
+
+/* The operations of an initialised queue (its layout was checked by init). */
+#define VQ_OPS(vq) (&virtq_layout_ops[(vq)->params.layout])
 
 static const struct virtq_ops *
 virtq_params_ops(const struct virtq_params *p)
@@ -29,10 +39,14 @@ virtq_params_ops(const struct virtq_params *p)
 		return NULL;
 	if ((unsigned int)p->layout >= sizeof(virtq_layout_ops) / sizeof(virtq_layout_ops[0]))
 		return NULL;
-	/* A power of two, 2..VIRTQ_MAX_NUM. */
+	/*
+	 * A power of two, 2..VIRTQ_MAX_NUM. The packed ring allows any size up
+	 * to 2^15, but its free-running indices rely on num dividing 2^16 (the
+	 * wrap counter of an index is then a function of the index).
+	 */
 	if (p->num < 2 || p->num > VIRTQ_MAX_NUM || (p->num & (p->num - 1)) != 0)
 		return NULL;
-	return virtq_layout_ops[p->layout];
+	return &virtq_layout_ops[p->layout];
 }
 
 size_t
@@ -64,7 +78,6 @@ virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem)
 
 	memset(vq, 0, virtq_state_size(p));
 	memset(ring_mem, 0, ops->ring_mem_size(p->num));
-	vq->ops = ops;
 	vq->params = *p;
 	vq->mask = p->num - 1;
 	vq->next = (uint16_t *)&vq->heads[p->num];
@@ -124,7 +137,7 @@ virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in
 		return -EINVAL;
 	if ((uint32_t)out + in > vq->num_free)
 		return -ENOSPC;
-	vq->ops->add(vq, sg, out, in, cookie);
+	VQ_OPS(vq)->add(vq, sg, out, in, cookie);
 	return 0;
 }
 
@@ -135,7 +148,7 @@ virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cooki
 		return 0;
 	if (n > vq->num_free)
 		n = vq->num_free;
-	return vq->ops->add_inbufs(vq, sg, cookies, n);
+	return VQ_OPS(vq)->add_inbufs(vq, sg, cookies, n);
 }
 
 bool
@@ -143,7 +156,7 @@ virtq_kick_prepare(struct virtq *vq)
 {
 	if (vq->broken)
 		return false;
-	return vq->ops->kick_prepare(vq);
+	return VQ_OPS(vq)->kick_prepare(vq);
 }
 
 uint16_t
@@ -151,7 +164,7 @@ virtq_get_used(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
 	if (vq->broken || max == 0 || cookies == NULL)
 		return 0;
-	return vq->ops->get_used(vq, cookies, lens, max);
+	return VQ_OPS(vq)->get_used(vq, cookies, lens, max);
 }
 
 uint16_t
@@ -159,16 +172,18 @@ virtq_used_count(struct virtq *vq)
 {
 	if (vq->broken)
 		return 0;
-	return vq->ops->used_count(vq);
+	return VQ_OPS(vq)->used_count(vq);
 }
 
 uint32_t
 virtq_enable_intr_prepare(struct virtq *vq)
 {
-	/* Nothing is armed on a broken queue; virtq_poll() will say false. */
+	/* Nothing is armed on a broken queue; virtq_poll() will say false
+	 * whatever the opaque.
+	 */
 	if (vq->broken)
 		return vq->last_used;
-	return vq->ops->enable_intr_prepare(vq);
+	return VQ_OPS(vq)->enable_intr_prepare(vq);
 }
 
 bool
@@ -176,7 +191,7 @@ virtq_poll(struct virtq *vq, uint32_t opaque)
 {
 	if (vq->broken)
 		return false;
-	return vq->ops->poll(vq, opaque);
+	return VQ_OPS(vq)->poll(vq, opaque);
 }
 
 void
@@ -184,7 +199,7 @@ virtq_disable_intr(struct virtq *vq)
 {
 	if (vq->broken)
 		return;
-	vq->ops->disable_intr(vq);
+	VQ_OPS(vq)->disable_intr(vq);
 }
 
 bool
@@ -197,7 +212,7 @@ void *
 virtq_detach_unused(struct virtq *vq)
 {
 	/* Allowed on a broken queue: the caller must get its buffers back. */
-	return vq->ops->detach_unused(vq);
+	return VQ_OPS(vq)->detach_unused(vq);
 }
 
 bool
@@ -209,7 +224,7 @@ virtq_is_broken(const struct virtq *vq)
 const char *
 virtq_broken_reason(const struct virtq *vq)
 {
-	return vq->broken_reason;
+	return vq->broken ? vq->broken_reason : NULL;
 }
 
 void
@@ -219,7 +234,9 @@ virtq_mark_broken(struct virtq *vq, const char *reason)
 	if (vq->broken)
 		return;
 	vq->broken = true;
-	vq->broken_reason = reason != NULL ? reason : "marked broken";
+	/* Copied (truncated if need be): see broken_reason in struct virtq. */
+	snprintf(vq->broken_reason, sizeof(vq->broken_reason), "%s",
+		 reason != NULL ? reason : "marked broken");
 }
 
 void
@@ -245,4 +262,18 @@ uint16_t
 virtq_last_used_idx(const struct virtq *vq)
 {
 	return vq->last_used;
+}
+
+volatile void *
+virtq_monitor_addr(struct virtq *vq, uint64_t *expected, uint64_t *mask, uint8_t *size)
+{
+	if (vq->broken || expected == NULL || mask == NULL || size == NULL)
+		return NULL;
+	return VQ_OPS(vq)->monitor_addr(vq, expected, mask, size);
+}
+
+uint16_t
+virtq_vring_base(const struct virtq *vq)
+{
+	return VQ_OPS(vq)->vring_base(vq);
 }

@@ -17,6 +17,17 @@
  * no-op that reports nothing and the caller is told by virtq_is_broken().
  *
  * Indices are free-running uint16_t, modulo 2^16, masked only at access.
+ * Split: avail and used ring entries. Packed: descriptor ring positions
+ * (slot = index mod num); the wrap counter of a position is 1 in laps 0, 2,
+ * 4... (index / num even) and flips each time the index passes a multiple of
+ * num, which is well defined because num is a power of two.
+ *
+ * @note Secondary processes: struct virtq may live in memory shared between
+ * processes that map this library at different addresses. It holds no
+ * pointer into the library image (dispatch goes through a per-process table
+ * indexed by the layout; the broken reason is a copy), only pointers into
+ * the caller's memory, which must be mapped at the same address everywhere
+ * (DPDK memory is).
  *
  * @note Thread safety: none. One thread at a time per virtqueue (the lcore
  * that owns the ethdev queue). The device runs concurrently; every barrier
@@ -39,7 +50,14 @@ struct virtq_params {
 	enum virtq_layout layout;
 	uint16_t num;        /**< Entries: a power of two, 2..VIRTQ_MAX_NUM. */
 	bool event_idx;      /**< VIRTIO_F_RING_EVENT_IDX negotiated. */
-	uint16_t start_idx;  /**< First avail/used index (what SET_VRING_BASE carries). */
+	/**
+	 * First avail and used index, free-running. Split: what SET_VRING_BASE
+	 * carries. Packed: a descriptor position; its slot is start_idx mod
+	 * num and both wrap counters start at its wrap counter (1 when
+	 * start_idx / num is even). SET_VRING_BASE carries another encoding
+	 * of it: use virtq_vring_base(). 0 is a fresh ring for both layouts.
+	 */
+	uint16_t start_idx;
 };
 
 /** One element of a descriptor chain. */
@@ -79,6 +97,9 @@ size_t virtq_state_size(const struct virtq_params *p);
  * Split: avail idx, used idx and avail_event are set to start_idx in ring
  * memory (a fresh ring as a device given SET_VRING_BASE(start_idx) sees it);
  * used_event = start_idx - 1 (event idx) or VIRTQ_AVAIL_F_NO_INTERRUPT.
+ * Packed (start slot s, wrap counter W): descriptors s..num-1 look used in
+ * wrap !W and 0..s-1 used in wrap W (nothing available, nothing used; all
+ * zero for start_idx 0); driver event flags DISABLE; device event area zero.
  * Counters and the broken state are reset.
  * @return 0, or -EINVAL for bad parameters (num not a power of two, layout
  * not built in, NULL pointers, @p ring_mem not aligned to VIRTQ_RING_ALIGN).
@@ -88,19 +109,39 @@ int virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem);
 /** The parameters @p vq was initialised with. */
 const struct virtq_params *virtq_params(const struct virtq *vq);
 
-/** Descriptor area (split: descriptor table; packed: descriptor ring). */
+/**
+ * Descriptor area (split: descriptor table; packed: descriptor ring).
+ * SET_VRING_ADDR's desc_user_addr.
+ */
 void *virtq_desc_area(const struct virtq *vq);
-/** Driver area (split: avail ring; packed: driver event suppression). */
+/**
+ * Driver area (split: avail ring; packed: driver event suppression, which
+ * we write). SET_VRING_ADDR's avail_user_addr.
+ */
 void *virtq_driver_area(const struct virtq *vq);
-/** Device area (split: used ring; packed: device event suppression). */
+/**
+ * Device area (split: used ring; packed: device event suppression, which
+ * the device writes). SET_VRING_ADDR's used_user_addr.
+ */
 void *virtq_device_area(const struct virtq *vq);
 
-/** Free descriptors. */
+/**
+ * The value SET_VRING_BASE must carry for the ring as virtq_init() laid it
+ * out. Split: start_idx. Packed: start slot in bits 0-14 and the wrap
+ * counter in bit 15, as DPDK lib/vhost (vhost_user_set_vring_base) and QEMU
+ * decode it. GET_VRING_BASE answers in the same encoding: for packed, the
+ * device's next avail slot and wrap counter.
+ */
+uint16_t virtq_vring_base(const struct virtq *vq);
+
+/** Free descriptors (packed: free ring slots). */
 uint16_t virtq_num_free(const struct virtq *vq);
 
 /**
  * Add one chain: @p out device-readable elements then @p in device-writable
- * ones. Not visible to the device until virtq_kick_prepare().
+ * ones. Not visible to the device until virtq_kick_prepare() (packed: the
+ * first head added since the last publication holds back everything after
+ * it; its flags are stored by virtq_kick_prepare()).
  * @param cookie returned by virtq_get_used() when the device is done; not NULL.
  * @return 0; -ENOSPC: fewer than out + in free descriptors; -EINVAL: empty
  * chain or NULL cookie; -EIO: the queue is broken.
@@ -119,8 +160,11 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
 
 /**
  * Publish what was added since the last call (release store of the avail
- * index, then a full barrier) and decide whether the device wants a
- * notification (VIRTQ_USED_F_NO_NOTIFY, or avail_event with event idx).
+ * index, packed: of the first held-back head's flags; then a full barrier)
+ * and decide whether the device wants a notification (split:
+ * VIRTQ_USED_F_NO_NOTIFY, or avail_event with event idx; packed: the device
+ * event area, ENABLE / DISABLE, or DESC: off_wrap, taken with its wrap
+ * counter, in the range published, by the event-idx rule).
  * @return true if the caller must notify the device (kick its eventfd).
  */
 bool virtq_kick_prepare(struct virtq *vq);
@@ -140,29 +184,34 @@ uint16_t virtq_used_count(struct virtq *vq);
 
 /**
  * First half of arming the device's notification (Linux
- * virtqueue_enable_cb_prepare): event idx: used_event = last used index;
- * otherwise clear VIRTQ_AVAIL_F_NO_INTERRUPT. Writes shared memory only if
- * the value changes.
- * @return an opaque for virtq_poll().
+ * virtqueue_enable_cb_prepare). Split: event idx: used_event = last used
+ * index; otherwise clear VIRTQ_AVAIL_F_NO_INTERRUPT. Packed: driver event
+ * flags ENABLE, or with event idx off_wrap = the next used position (slot,
+ * used wrap counter in bit 15) then flags DESC. Writes shared memory only if
+ * a value changes.
+ * @return an opaque for virtq_poll(): split, the last used index; packed,
+ * the next used slot with the used wrap counter in bit 15.
  */
 uint32_t virtq_enable_intr_prepare(struct virtq *vq);
 
 /**
  * Second half (Linux virtqueue_poll): a full barrier (our store of the
- * arming before our load of the used index; pairs with the device's store of
- * the used index before its load of the flag / used_event), then report
- * whether completions arrived after @p opaque was taken. If true, a
- * notification may or may not have been sent for them: the caller must
- * process them itself.
+ * arming before our load of the used index / descriptor flags; pairs with
+ * the device's store of them before its load of the flag / used_event /
+ * driver event area), then report whether completions arrived after @p
+ * opaque was taken (packed: whether the descriptor at the opaque's slot was
+ * made used in the opaque's wrap). If true, a notification may or may not
+ * have been sent for them: the caller must process them itself.
  * @return true if work is pending; false if none, or the queue is broken.
  */
 bool virtq_poll(struct virtq *vq, uint32_t opaque);
 
 /**
- * Suppress the device's notifications again: flag, or used_event moved out of
- * reach of the device the Linux way. Idempotent; writes shared memory only
- * when the state changes. Keeping used_event out of reach during long
- * polling phases is done by virtq_get_used().
+ * Suppress the device's notifications again: split, flag, or used_event moved
+ * out of reach of the device the Linux way (keeping it out of reach during
+ * long polling phases is done by virtq_get_used()); packed, driver event
+ * flags DISABLE. Idempotent; writes shared memory only when the state
+ * changes.
  */
 void virtq_disable_intr(struct virtq *vq);
 
@@ -189,10 +238,24 @@ void virtq_mark_broken(struct virtq *vq, const char *reason);
 /** The queue's counters. */
 const struct virtq_stats *virtq_stats(const struct virtq *vq);
 
-/** Index the driver will publish next (next avail index, split). */
+/** Index the driver will write next (split: avail entry; packed: descriptor position). */
 uint16_t virtq_avail_idx(const struct virtq *vq);
 
-/** Last used index consumed by the driver. */
+/** Next used index to consume (split: used entry; packed: descriptor position). */
 uint16_t virtq_last_used_idx(const struct virtq *vq);
+
+/**
+ * Where a power-monitor wait (rte_power_monitor) can watch for the device's
+ * next completion. The wait may sleep while `(value & *mask) == *expected`,
+ * value being the *size bytes at the returned address; any completion makes
+ * the condition false. Split: &used->idx, expected the last used index, mask
+ * 0xffff. Packed: the flags of the descriptor at the next used position,
+ * mask VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED, expected their current value
+ * (which is never "used in the current wrap": then expected differs from
+ * it and nothing sleeps). Valid until the next virtq call on @p vq.
+ * @return the address, or NULL if the queue is broken or an argument NULL.
+ */
+volatile void *virtq_monitor_addr(struct virtq *vq, uint64_t *expected, uint64_t *mask,
+				  uint8_t *size);
 
 #endif /* _VIRTQ_H_ */

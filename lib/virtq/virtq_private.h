@@ -9,10 +9,10 @@
  * @file
  * @internal
  * The private state of a virtqueue and the table of layout operations
- * (split in virtq_split.c, packed in a later virtq_packed.c). virtq.c holds
- * the public functions: it validates parameters, refuses work on a broken
- * queue and dispatches through vq->ops, so a layout only implements the ring
- * itself.
+ * (split in virtq_split.c, packed in virtq_packed.c). virtq.c holds the
+ * public functions: it validates parameters, refuses work on a broken queue
+ * and dispatches through the per-process table of layouts, so a layout only
+ * implements the ring itself.
  */
 
 #include <stdbool.h>
@@ -36,8 +36,14 @@ struct virtq_head {
 /**
  * @internal
  * Ring operations of one layout. virtq.c calls them only on a queue that is
- * initialised and not broken, with validated arguments (see each public
- * function in virtq.h for the contract).
+ * initialised and not broken (except detach_unused, monitor_addr and
+ * vring_base), with validated arguments (see each public function in virtq.h
+ * for the contract).
+ *
+ * The tables live in virtq.c, one per layout, in a per-process static array
+ * indexed by vq->params.layout: struct virtq sits in memory shared with
+ * secondary processes, which map this library at another address, so it must
+ * hold no pointer into the library image (no ops pointer, no static string).
  */
 struct virtq_ops {
 	/** Bytes of ring memory for @p num entries (num already validated). */
@@ -56,7 +62,56 @@ struct virtq_ops {
 	bool (*poll)(struct virtq *vq, uint32_t opaque);
 	void (*disable_intr)(struct virtq *vq);
 	void *(*detach_unused)(struct virtq *vq);
+	volatile void *(*monitor_addr)(struct virtq *vq, uint64_t *expected, uint64_t *mask,
+				       uint8_t *size);
+	uint16_t (*vring_base)(const struct virtq *vq);
 };
+
+/**
+ * @internal
+ * Declare the operations of one layout: functions named virtq_<op>_<sfx>,
+ * defined in virtq_<sfx>.c. They have external linkage only so that virtq.c
+ * can build its table of layouts as an array of structures (one indexed load
+ * per dispatch); nothing outside lib/virtq calls them.
+ */
+#define VIRTQ_LAYOUT_DECLARE(sfx) \
+	size_t virtq_ring_mem_size_##sfx(uint16_t num); \
+	void virtq_init_##sfx(struct virtq *vq, void *ring_mem); \
+	void virtq_add_##sfx(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, \
+			     uint16_t in, void *cookie); \
+	uint16_t virtq_add_inbufs_##sfx(struct virtq *vq, const struct virtq_sg *sg, \
+					void *const *cookies, uint16_t n); \
+	bool virtq_kick_prepare_##sfx(struct virtq *vq); \
+	uint16_t virtq_get_used_##sfx(struct virtq *vq, void **cookies, uint32_t *lens, \
+				      uint16_t max); \
+	uint16_t virtq_used_count_##sfx(struct virtq *vq); \
+	uint32_t virtq_enable_intr_prepare_##sfx(struct virtq *vq); \
+	bool virtq_poll_##sfx(struct virtq *vq, uint32_t opaque); \
+	void virtq_disable_intr_##sfx(struct virtq *vq); \
+	void *virtq_detach_unused_##sfx(struct virtq *vq); \
+	volatile void *virtq_monitor_addr_##sfx(struct virtq *vq, uint64_t *expected, \
+						uint64_t *mask, uint8_t *size); \
+	uint16_t virtq_vring_base_##sfx(const struct virtq *vq)
+
+/** @internal The designated initializer of one layout's table. */
+#define VIRTQ_LAYOUT_OPS(sfx) { \
+	.ring_mem_size = virtq_ring_mem_size_##sfx, \
+	.init = virtq_init_##sfx, \
+	.add = virtq_add_##sfx, \
+	.add_inbufs = virtq_add_inbufs_##sfx, \
+	.kick_prepare = virtq_kick_prepare_##sfx, \
+	.get_used = virtq_get_used_##sfx, \
+	.used_count = virtq_used_count_##sfx, \
+	.enable_intr_prepare = virtq_enable_intr_prepare_##sfx, \
+	.poll = virtq_poll_##sfx, \
+	.disable_intr = virtq_disable_intr_##sfx, \
+	.detach_unused = virtq_detach_unused_##sfx, \
+	.monitor_addr = virtq_monitor_addr_##sfx, \
+	.vring_base = virtq_vring_base_##sfx, \
+}
+
+/** @internal Room for the broken reason, terminating NUL included. */
+#define VIRTQ_REASON_LEN 64
 
 /**
  * @internal
@@ -64,16 +119,27 @@ struct virtq_ops {
  * structure, then heads[num], then the free-list links next[num].
  */
 struct virtq {
-	const struct virtq_ops *ops;
-	struct virtq_params params;
+	struct virtq_params params;  /**< params.layout selects the operations. */
 	uint16_t mask;             /**< num - 1: indices are masked only at access. */
 
-	/* Descriptor allocation (private, never read from shared memory). */
+	/*
+	 * Descriptor allocation (private, never read from shared memory).
+	 * Split: free_head/next[] link free descriptors and chains; heads[] is
+	 * indexed by head descriptor. Packed: num_free counts free ring slots;
+	 * free_head/next[] link free buffer ids; heads[] is indexed by buffer id,
+	 * and next[id] of an id in flight holds the free-running ring position
+	 * of its chain's first descriptor.
+	 */
 	uint16_t num_free;
-	uint16_t free_head;        /**< First free descriptor; valid when num_free > 0. */
+	uint16_t free_head;        /**< First free descriptor / id; valid when num_free > 0. */
 	uint16_t *next;            /**< Free-list and chain links, [num]. */
 
-	/* Driver-side indices, free-running modulo 2^16. */
+	/*
+	 * Driver-side indices, free-running modulo 2^16, masked only at
+	 * access. Split: avail ring and used ring entries. Packed: descriptor
+	 * ring positions (slot = index & mask; the wrap counter of a position
+	 * flips each time the index passes a multiple of num).
+	 */
 	uint16_t avail_idx;        /**< Next avail index we will write (not yet published). */
 	uint16_t avail_published;  /**< Shadow of the avail idx in ring memory. */
 	uint16_t last_used;        /**< Next used index to consume. */
@@ -84,7 +150,10 @@ struct virtq {
 	bool intr_enabled;
 
 	bool broken;
-	const char *broken_reason;
+	/* A copy, not a pointer: a static string of one process is not at the
+	 * same address in another.
+	 */
+	char broken_reason[VIRTQ_REASON_LEN];
 
 	uint16_t detach_pos;       /**< Next head index virtq_detach_unused() looks at. */
 
@@ -102,6 +171,16 @@ struct virtq {
 			uint16_t *used_event;   /**< In the avail ring, after ring[num]. */
 			uint16_t *avail_event;  /**< In the used ring, after ring[num]. */
 		} split;
+		struct {
+			struct virtq_packed_desc *desc;
+			struct virtq_packed_event *driver;  /**< We write: interrupt suppression. */
+			struct virtq_packed_event *device;  /**< Device writes: kick suppression. */
+			bool avail_wrap;        /**< Wrap counter at avail_idx. */
+			bool used_wrap;         /**< Wrap counter at last_used. */
+			uint16_t head_flags;    /**< Flags of the head at avail_published. */
+			uint16_t event_flags;   /**< Shadow of driver->flags. */
+			uint16_t event_off_wrap; /**< Shadow of driver->off_wrap. */
+		} packed;
 	};
 
 	struct virtq_stats stats;
@@ -117,6 +196,8 @@ struct virtq {
 void virtq_bad_used(struct virtq *vq, const char *reason);
 
 /** @internal The split-ring operations (virtq_split.c). */
-extern const struct virtq_ops virtq_ops_split;
+VIRTQ_LAYOUT_DECLARE(split);
+/** @internal The packed-ring operations (virtq_packed.c). */
+VIRTQ_LAYOUT_DECLARE(packed);
 
 #endif /* _VIRTQ_PRIVATE_H_ */

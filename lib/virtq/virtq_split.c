@@ -39,7 +39,7 @@ virtq_used_offset_split(uint16_t num)
 	return (end + VIRTQ_RING_ALIGN - 1) & ~((size_t)VIRTQ_RING_ALIGN - 1);
 }
 
-static size_t
+size_t
 virtq_ring_mem_size_split(uint16_t num)
 {
 	return virtq_used_offset_split(num) + virtq_split_used_size(num);
@@ -53,7 +53,7 @@ virtq_ring_mem_size_split(uint16_t num)
  * suppressed: flag set, or used_event = start_idx - 1, out of reach (the
  * device's used idx must travel 2^16 - 1 entries to cross it).
  */
-static void
+void
 virtq_init_split(struct virtq *vq, void *ring_mem)
 {
 	uint16_t num = vq->params.num;
@@ -114,7 +114,7 @@ virtq_free_chain_split(struct virtq *vq, uint16_t head)
  * read them before it sees the avail idx that virtq_kick_prepare_split()
  * publishes with a release store.
  */
-static void
+void
 virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
 		void *cookie)
 {
@@ -156,7 +156,7 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 }
 
 /* The rx refill path: one device-writable descriptor per buffer. */
-static uint16_t
+uint16_t
 virtq_add_inbufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
 		       uint16_t n)
 {
@@ -185,7 +185,7 @@ virtq_add_inbufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const 
 	return i;
 }
 
-static bool
+bool
 virtq_kick_prepare_split(struct virtq *vq)
 {
 	uint16_t old = vq->avail_published;
@@ -253,7 +253,7 @@ virtq_set_avail_flags_split(struct virtq *vq, uint16_t flags)
 	return true;
 }
 
-static uint16_t
+uint16_t
 virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
 	uint16_t num = vq->params.num;
@@ -317,7 +317,7 @@ virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t 
 	return n;
 }
 
-static uint16_t
+uint16_t
 virtq_used_count_split(struct virtq *vq)
 {
 	uint16_t pending;
@@ -334,7 +334,7 @@ virtq_used_count_split(struct virtq *vq)
 	return pending;
 }
 
-static uint32_t
+uint32_t
 virtq_enable_intr_prepare_split(struct virtq *vq)
 {
 	bool wrote;
@@ -350,7 +350,7 @@ virtq_enable_intr_prepare_split(struct virtq *vq)
 	return vq->last_used;
 }
 
-static bool
+bool
 virtq_poll_split(struct virtq *vq, uint32_t opaque)
 {
 	uint16_t used_idx;
@@ -366,7 +366,7 @@ virtq_poll_split(struct virtq *vq, uint32_t opaque)
 	return (uint16_t)opaque != used_idx;
 }
 
-static void
+void
 virtq_disable_intr_split(struct virtq *vq)
 {
 	if (!vq->intr_enabled)
@@ -384,7 +384,7 @@ virtq_disable_intr_split(struct virtq *vq)
  * heads below detach_pos were already looked at (the queue is stopped, no add
  * runs meanwhile).
  */
-static void *
+void *
 virtq_detach_unused_split(struct virtq *vq)
 {
 	uint32_t i;
@@ -402,16 +402,22 @@ virtq_detach_unused_split(struct virtq *vq)
 	return NULL;
 }
 
-const struct virtq_ops virtq_ops_split = {
-	.ring_mem_size = virtq_ring_mem_size_split,
-	.init = virtq_init_split,
-	.add = virtq_add_split,
-	.add_inbufs = virtq_add_inbufs_split,
-	.kick_prepare = virtq_kick_prepare_split,
-	.get_used = virtq_get_used_split,
-	.used_count = virtq_used_count_split,
-	.enable_intr_prepare = virtq_enable_intr_prepare_split,
-	.poll = virtq_poll_split,
-	.disable_intr = virtq_disable_intr_split,
-	.detach_unused = virtq_detach_unused_split,
-};
+/*
+ * The device's next completion stores used->idx: a monitor may sleep while it
+ * still reads the last used index.
+ */
+volatile void *
+virtq_monitor_addr_split(struct virtq *vq, uint64_t *expected, uint64_t *mask, uint8_t *size)
+{
+	*expected = vq->last_used;
+	*mask = UINT16_MAX;
+	*size = sizeof(vq->split.used->idx);
+	return &vq->split.used->idx;
+}
+
+/* SET_VRING_BASE of a split ring carries the first avail (= used) index. */
+uint16_t
+virtq_vring_base_split(const struct virtq *vq)
+{
+	return vq->params.start_idx;
+}

@@ -21,14 +21,20 @@
 #include "virtq_ring.h"
 
 struct fake_dev_ops {
-	int (*attach)(struct fake_dev *d, void *desc_area, void *driver_area,
-		      void *device_area);
+	/** SET_VRING_BASE + SET_VRING_ADDR: decode the base, check the ring. */
+	int (*attach)(struct fake_dev *d, uint16_t vring_base, void *desc_area,
+		      void *driver_area, void *device_area);
+	uint16_t (*vring_base)(const struct fake_dev *d);
 	int (*avail_count)(struct fake_dev *d);
 	int (*pop)(struct fake_dev *d, struct fake_dev_chain *c);
-	void (*push_raw)(struct fake_dev *d, uint32_t id, uint32_t len);
+	/** The device gives @p c back: -EINVAL if it does not hold it. */
+	int (*release)(struct fake_dev *d, const struct fake_dev_chain *c);
+	/** A used entry; packed: the used position then moves by @p count. */
+	void (*push_raw)(struct fake_dev *d, uint32_t id, uint32_t len, uint16_t count);
 	bool (*flush)(struct fake_dev *d);
 	void (*set_no_notify)(struct fake_dev *d, bool no_notify);
 	void (*set_avail_event)(struct fake_dev *d, uint16_t v);
+	int (*used_jump)(struct fake_dev *d);
 };
 
 static int
@@ -50,9 +56,16 @@ fake_dev_driver_error(struct fake_dev *d, const char *fmt, ...)
 /* ---- split ---- */
 
 static int
-fake_dev_attach_split(struct fake_dev *d, void *desc_area, void *driver_area, void *device_area)
+fake_dev_attach_split(struct fake_dev *d, uint16_t vring_base, void *desc_area,
+		      void *driver_area, void *device_area)
 {
 	uint16_t num = d->params.num;
+
+	/* vhost_user_set_vring_base: last_avail = last_used = the base. */
+	d->last_avail = vring_base;
+	d->used_idx = vring_base;
+	d->used_published = vring_base;
+	d->signalled_used = vring_base;
 
 	d->split.desc = desc_area;
 	d->split.avail = driver_area;
@@ -62,9 +75,28 @@ fake_dev_attach_split(struct fake_dev *d, void *desc_area, void *driver_area, vo
 	/* SET_VRING_BASE(start_idx): the device's own view; ring memory is the
 	 * driver's to initialise, so check it agrees.
 	 */
-	if (__atomic_load_n(&d->split.used->idx, __ATOMIC_RELAXED) != d->params.start_idx ||
-	    __atomic_load_n(&d->split.avail->idx, __ATOMIC_ACQUIRE) != d->params.start_idx)
-		return fake_dev_driver_error(d, "ring indices differ from start_idx");
+	if (__atomic_load_n(&d->split.used->idx, __ATOMIC_RELAXED) != vring_base ||
+	    __atomic_load_n(&d->split.avail->idx, __ATOMIC_ACQUIRE) != vring_base)
+		return fake_dev_driver_error(d, "ring indices differ from the vring base");
+	return 0;
+}
+
+static uint16_t
+fake_dev_vring_base_split(const struct fake_dev *d)
+{
+	return d->last_avail;
+}
+
+static int
+fake_dev_release_split(struct fake_dev *d, const struct fake_dev_chain *c)
+{
+	uint16_t i;
+
+	for (i = 0; i < c->ndescs; i++)
+		if (c->desc_idx[i] >= d->params.num || !d->held[c->desc_idx[i]])
+			return -EINVAL;
+	for (i = 0; i < c->ndescs; i++)
+		d->held[c->desc_idx[i]] = 0;
 	return 0;
 }
 
@@ -142,13 +174,21 @@ fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 }
 
 static void
-fake_dev_push_raw_split(struct fake_dev *d, uint32_t id, uint32_t len)
+fake_dev_push_raw_split(struct fake_dev *d, uint32_t id, uint32_t len, uint16_t count)
 {
 	struct virtq_used_elem *e = &d->split.used->ring[d->used_idx & d->mask];
 
+	(void)count;
 	e->id = id;
 	e->len = len;
 	d->used_idx++;
+}
+
+static int
+fake_dev_used_jump_split(struct fake_dev *d)
+{
+	d->used_idx = (uint16_t)(d->used_idx + d->params.num + 1);
+	return 0;
 }
 
 static bool
@@ -211,24 +251,354 @@ fake_dev_set_avail_event_split(struct fake_dev *d, uint16_t v)
 
 static const struct fake_dev_ops fake_dev_ops_split = {
 	.attach = fake_dev_attach_split,
+	.vring_base = fake_dev_vring_base_split,
 	.avail_count = fake_dev_avail_count_split,
 	.pop = fake_dev_pop_split,
+	.release = fake_dev_release_split,
 	.push_raw = fake_dev_push_raw_split,
 	.flush = fake_dev_flush_split,
 	.set_no_notify = fake_dev_set_no_notify_split,
 	.set_avail_event = fake_dev_set_avail_event_split,
+	.used_jump = fake_dev_used_jump_split,
+};
+
+/* ---- packed ---- */
+
+#define FAKE_AVAIL_USED (VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED)
+
+/* Wrap counter of a free-running position: 1 in even laps. */
+static bool
+fake_dev_wrap_packed(const struct fake_dev *d, uint16_t pos)
+{
+	return ((pos / d->params.num) & 1) == 0;
+}
+
+/* lib/vhost desc_is_avail: AVAIL == w, USED != w. */
+static bool
+fake_dev_is_avail_packed(uint16_t flags, bool w)
+{
+	return (flags & FAKE_AVAIL_USED) == (w ? VIRTQ_DESC_F_AVAIL : VIRTQ_DESC_F_USED);
+}
+
+static uint16_t
+fake_dev_used_flags_packed(bool w)
+{
+	return w ? FAKE_AVAIL_USED : 0;
+}
+
+static int
+fake_dev_attach_packed(struct fake_dev *d, uint16_t vring_base, void *desc_area,
+		       void *driver_area, void *device_area)
+{
+	uint16_t num = d->params.num;
+	uint16_t slot = vring_base & 0x7fff;
+	bool w = (vring_base >> VIRTQ_EVENT_WRAP_SHIFT) & 1;
+	uint16_t start;
+	uint16_t i;
+
+	d->packed.desc = desc_area;
+	d->packed.driver = driver_area;
+	d->packed.device = device_area;
+	d->packed.pend = calloc(2u * num, sizeof(*d->packed.pend));
+	if (d->packed.pend == NULL)
+		return -ENOMEM;
+	if (slot >= num)
+		return fake_dev_driver_error(d, "vring base slot %u >= num", slot);
+	/* vhost_user_set_vring_base: used position and counter = avail's. */
+	start = (uint16_t)(slot + (w ? 0 : num));
+	d->last_avail = start;
+	d->used_idx = start;
+	d->used_published = start;
+	d->signalled_used = start;
+	/* Nothing may be available: slots from the base on would be taken in
+	 * this lap, slots before it in the next.
+	 */
+	for (i = 0; i < num; i++) {
+		uint16_t flags = __atomic_load_n(&d->packed.desc[i].flags, __ATOMIC_ACQUIRE);
+
+		if (fake_dev_is_avail_packed(flags, i >= slot ? w : !w))
+			return fake_dev_driver_error(d, "slot %u available at attach", i);
+	}
+	if (__atomic_load_n(&d->packed.driver->flags, __ATOMIC_RELAXED) > VIRTQ_EVENT_F_DESC)
+		return fake_dev_driver_error(d, "driver event flags undefined");
+	return 0;
+}
+
+static uint16_t
+fake_dev_vring_base_packed(const struct fake_dev *d)
+{
+	/* vhost_user_get_vring_base: slot, avail wrap counter in bit 15. */
+	return (uint16_t)((d->last_avail & d->mask) |
+			  (fake_dev_wrap_packed(d, d->last_avail) << VIRTQ_EVENT_WRAP_SHIFT));
+}
+
+/*
+ * Read the chain at position @p pos without consuming it. @p c may be NULL.
+ * @return its length in slots; 0 nothing available there; -EPROTO.
+ */
+static int
+fake_dev_read_chain_packed(struct fake_dev *d, uint16_t pos, struct fake_dev_chain *c)
+{
+	uint16_t num = d->params.num;
+	struct fake_dev_chain tmp;
+	bool seen_write = false;
+	uint32_t count = 0;
+	uint16_t flags;
+	uint16_t id = 0;
+
+	if (c == NULL)
+		c = &tmp;
+	/* Acquire (desc_is_avail): the head flags before the descriptors;
+	 * pairs with the driver's store-release of the head flags.
+	 */
+	flags = __atomic_load_n(&d->packed.desc[pos & d->mask].flags, __ATOMIC_ACQUIRE);
+	if (!fake_dev_is_avail_packed(flags, fake_dev_wrap_packed(d, pos)))
+		return 0;
+	memset(c, 0, sizeof(*c));
+	for (;;) {
+		const struct virtq_packed_desc *desc = &d->packed.desc[pos & d->mask];
+
+		if (count >= num)
+			return fake_dev_driver_error(d, "chain runs over the whole ring");
+		if (count >= FAKE_DEV_MAX_SG)
+			return fake_dev_driver_error(d, "chain longer than the fake device records");
+		flags = __atomic_load_n(&desc->flags, __ATOMIC_RELAXED);
+		/* Every descriptor carries the bits of its own slot's wrap. */
+		if (!fake_dev_is_avail_packed(flags, fake_dev_wrap_packed(d, pos)))
+			return fake_dev_driver_error(d, "descriptor %u of a chain not available",
+						     count);
+		if (flags & VIRTQ_DESC_F_INDIRECT)
+			return fake_dev_driver_error(d, "indirect descriptor not negotiated");
+		if (count > 0 && desc->id != id)
+			return fake_dev_driver_error(d, "buffer ids differ within a chain");
+		id = desc->id;
+		if (flags & VIRTQ_DESC_F_WRITE) {
+			seen_write = true;
+			c->nin++;
+			c->in_len += desc->len;
+		} else {
+			if (seen_write)
+				return fake_dev_driver_error(d, "readable descriptor after writable");
+			c->nout++;
+			c->out_len += desc->len;
+		}
+		c->sg[count].addr = desc->addr;
+		c->sg[count].len = desc->len;
+		c->desc_idx[count] = pos & d->mask;
+		count++;
+		pos++;
+		if (!(flags & VIRTQ_DESC_F_NEXT))
+			break;
+	}
+	/* The id is the last descriptor's (lib/vhost fill_vec_buf_packed). */
+	if (id >= num)
+		return fake_dev_driver_error(d, "buffer id %u >= num", id);
+	c->id = id;
+	c->ndescs = (uint16_t)count;
+	return (int)count;
+}
+
+static int
+fake_dev_avail_count_packed(struct fake_dev *d)
+{
+	uint16_t pos = d->last_avail;
+	uint32_t slots = 0;
+	int n = 0;
+
+	while (slots < d->params.num) {
+		int r = fake_dev_read_chain_packed(d, pos, NULL);
+
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		pos = (uint16_t)(pos + r);
+		slots += (uint32_t)r;
+		n++;
+	}
+	return n;
+}
+
+static int
+fake_dev_pop_packed(struct fake_dev *d, struct fake_dev_chain *c)
+{
+	int r = fake_dev_read_chain_packed(d, d->last_avail, c);
+
+	if (r <= 0)
+		return r;
+	if (d->held[c->id])
+		return fake_dev_driver_error(d, "buffer id %u posted while device holds it", c->id);
+	d->held[c->id] = 1;
+	d->last_avail = (uint16_t)(d->last_avail + r);
+	d->pops++;
+	return 1;
+}
+
+static int
+fake_dev_release_packed(struct fake_dev *d, const struct fake_dev_chain *c)
+{
+	if (c->id >= d->params.num || !d->held[c->id])
+		return -EINVAL;
+	d->held[c->id] = 0;
+	return 0;
+}
+
+static void
+fake_dev_push_raw_packed(struct fake_dev *d, uint32_t id, uint32_t len, uint16_t count)
+{
+	struct fake_dev_pending *e;
+
+	if (d->packed.npend >= 2u * d->params.num)
+		return;     /* a test pushing that much is broken itself */
+	e = &d->packed.pend[d->packed.npend++];
+	e->pos = d->used_idx;
+	e->id = (uint16_t)id;   /* the field is 16 bits: what a device can write */
+	e->len = len;
+	d->used_idx = (uint16_t)(d->used_idx + count);
+}
+
+/*
+ * Write the pending used descriptors the vhost_flush_enqueue_shadow_packed
+ * way (ids and lens, a release fence, the flags, the first one's last), then
+ * decide on a call as vhost_vring_call_packed does.
+ */
+static bool
+fake_dev_flush_packed(struct fake_dev *d)
+{
+	uint16_t n = d->packed.npend;
+	uint16_t old = d->signalled_used;
+	uint16_t new_idx = d->used_idx;
+	uint16_t head_flags = 0;
+	uint16_t flags;
+	bool call;
+	uint16_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		struct virtq_packed_desc *desc = &d->packed.desc[d->packed.pend[i].pos & d->mask];
+
+		desc->id = d->packed.pend[i].id;
+		desc->len = d->packed.pend[i].len;
+	}
+	/* Release: ids and lens before the flags; pairs with the driver's
+	 * load-acquire of the flags in virtq_get_used().
+	 */
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		const struct fake_dev_pending *e = &d->packed.pend[i];
+
+		flags = fake_dev_used_flags_packed(fake_dev_wrap_packed(d, e->pos));
+		if (e->len != 0)
+			flags |= VIRTQ_DESC_F_WRITE;
+		if (i == 0)
+			head_flags = flags;
+		else
+			__atomic_store_n(&d->packed.desc[e->pos & d->mask].flags, flags,
+					 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&d->packed.desc[d->packed.pend[0].pos & d->mask].flags, head_flags,
+			 __ATOMIC_RELEASE);
+	d->packed.npend = 0;
+	d->used_published = new_idx;
+
+	/* Full fence: our stores of used flags before our load of the driver
+	 * event area; pairs with the driver's fence in virtq_poll().
+	 */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	flags = __atomic_load_n(&d->packed.driver->flags, __ATOMIC_RELAXED);
+	if (flags > VIRTQ_EVENT_F_DESC)
+		fake_dev_driver_error(d, "driver event flags %u undefined", flags);
+	if (!d->params.event_idx) {
+		if (flags == VIRTQ_EVENT_F_DESC)
+			fake_dev_driver_error(d, "driver event DESC without event idx");
+		call = flags != VIRTQ_EVENT_F_DISABLE;
+	} else if (flags != VIRTQ_EVENT_F_DESC) {
+		call = flags != VIRTQ_EVENT_F_DISABLE;
+	} else {
+		uint16_t off_wrap, off, ev;
+
+		/* Acquire: flags before off_wrap; pairs with the driver's
+		 * release store of flags after off_wrap.
+		 */
+		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+		off_wrap = __atomic_load_n(&d->packed.driver->off_wrap, __ATOMIC_RELAXED);
+		off = off_wrap & 0x7fff;
+		if (off >= d->params.num) {
+			fake_dev_driver_error(d, "driver event off %u >= num", off);
+			call = true;
+		} else {
+			/* The position off names, in new_idx's lap or the one before. */
+			ev = (uint16_t)((new_idx & (uint16_t)~d->mask) + off);
+			if ((bool)(off_wrap >> VIRTQ_EVENT_WRAP_SHIFT) !=
+			    fake_dev_wrap_packed(d, new_idx))
+				ev = (uint16_t)(ev - d->params.num);
+			call = virtq_need_event(ev, new_idx, old);
+		}
+	}
+	d->signalled_used = new_idx;
+	d->call_checks++;
+	if (call)
+		d->calls++;
+	return call;
+}
+
+static void
+fake_dev_set_no_notify_packed(struct fake_dev *d, bool no_notify)
+{
+	__atomic_store_n(&d->packed.device->flags,
+			 no_notify ? VIRTQ_EVENT_F_DISABLE : VIRTQ_EVENT_F_ENABLE, __ATOMIC_RELAXED);
+	/* Store of flags before a later re-check of the ring; pairs with the
+	 * driver's fence in virtq_kick_prepare().
+	 */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void
+fake_dev_set_avail_event_packed(struct fake_dev *d, uint16_t v)
+{
+	uint16_t off_wrap = (uint16_t)((v & d->mask) |
+				       (fake_dev_wrap_packed(d, v) << VIRTQ_EVENT_WRAP_SHIFT));
+
+	/* vhost_enable_notify_packed: off_wrap, release fence, flags DESC. */
+	__atomic_store_n(&d->packed.device->off_wrap, off_wrap, __ATOMIC_RELAXED);
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&d->packed.device->flags, VIRTQ_EVENT_F_DESC, __ATOMIC_RELAXED);
+	/* As above: store of flags before a re-check of the ring. */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static int
+fake_dev_used_jump_packed(struct fake_dev *d)
+{
+	(void)d;
+	return -ENOTSUP;    /* no used index: a skipped slot is just never seen */
+}
+
+static const struct fake_dev_ops fake_dev_ops_packed = {
+	.attach = fake_dev_attach_packed,
+	.vring_base = fake_dev_vring_base_packed,
+	.avail_count = fake_dev_avail_count_packed,
+	.pop = fake_dev_pop_packed,
+	.release = fake_dev_release_packed,
+	.push_raw = fake_dev_push_raw_packed,
+	.flush = fake_dev_flush_packed,
+	.set_no_notify = fake_dev_set_no_notify_packed,
+	.set_avail_event = fake_dev_set_avail_event_packed,
+	.used_jump = fake_dev_used_jump_packed,
 };
 
 static const struct fake_dev_ops *const fake_dev_layout_ops[] = {
 	[VIRTQ_LAYOUT_SPLIT] = &fake_dev_ops_split,
-	[VIRTQ_LAYOUT_PACKED] = NULL,
+	[VIRTQ_LAYOUT_PACKED] = &fake_dev_ops_packed,
 };
 
 /* ---- layout independent ---- */
 
 int
-fake_dev_init(struct fake_dev *d, const struct virtq_params *p, void *desc_area,
-	      void *driver_area, void *device_area)
+fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+	      void *desc_area, void *driver_area, void *device_area)
 {
 	int ret;
 
@@ -239,18 +609,12 @@ fake_dev_init(struct fake_dev *d, const struct virtq_params *p, void *desc_area,
 	d->ops = fake_dev_layout_ops[p->layout];
 	d->params = *p;
 	d->mask = p->num - 1;
-	d->last_avail = p->start_idx;
-	d->used_idx = p->start_idx;
-	d->used_published = p->start_idx;
-	d->signalled_used = p->start_idx;
 	d->held = calloc(p->num, 1);
 	if (d->held == NULL)
 		return -ENOMEM;
-	ret = d->ops->attach(d, desc_area, driver_area, device_area);
-	if (ret != 0) {
-		free(d->held);
-		d->held = NULL;
-	}
+	ret = d->ops->attach(d, vring_base, desc_area, driver_area, device_area);
+	if (ret != 0)
+		fake_dev_fini(d);
 	return ret;
 }
 
@@ -259,6 +623,14 @@ fake_dev_fini(struct fake_dev *d)
 {
 	free(d->held);
 	d->held = NULL;
+	free(d->packed.pend);
+	d->packed.pend = NULL;
+}
+
+uint16_t
+fake_dev_vring_base(const struct fake_dev *d)
+{
+	return d->ops->vring_base(d);
 }
 
 void
@@ -301,22 +673,22 @@ fake_dev_write(struct fake_dev *d, const struct fake_dev_chain *c, const void *d
 int
 fake_dev_push(struct fake_dev *d, const struct fake_dev_chain *c, uint32_t len)
 {
-	uint16_t i;
-
-	for (i = 0; i < c->ndescs; i++)
-		if (c->desc_idx[i] >= d->params.num || !d->held[c->desc_idx[i]])
-			return -EINVAL;
-	for (i = 0; i < c->ndescs; i++)
-		d->held[c->desc_idx[i]] = 0;
-	d->ops->push_raw(d, c->id, len);
+	if (d->ops->release(d, c) != 0)
+		return -EINVAL;
+	d->ops->push_raw(d, c->id, len, c->ndescs);
 	d->pushes++;
+	d->unflushed++;
 	return 0;
 }
 
 bool
 fake_dev_flush(struct fake_dev *d)
 {
-	return d->ops->flush(d);
+	bool call = d->ops->flush(d);
+
+	d->chains_published += d->unflushed;
+	d->unflushed = 0;
+	return call;
 }
 
 void
@@ -334,29 +706,31 @@ fake_dev_set_avail_event(struct fake_dev *d, uint16_t v)
 void
 fake_dev_push_raw(struct fake_dev *d, uint32_t id, uint32_t len)
 {
-	d->ops->push_raw(d, id, len);
+	d->ops->push_raw(d, id, len, 1);
+	d->unflushed++;
 }
 
 void
 fake_dev_inject_bad_id(struct fake_dev *d)
 {
-	d->ops->push_raw(d, d->params.num, 0);
+	fake_dev_push_raw(d, d->params.num, 0);
 }
 
 void
 fake_dev_inject_non_head(struct fake_dev *d, uint16_t id)
 {
-	d->ops->push_raw(d, id, 0);
+	fake_dev_push_raw(d, id, 0);
 }
 
 void
 fake_dev_inject_len_too_large(struct fake_dev *d, const struct fake_dev_chain *c)
 {
-	d->ops->push_raw(d, c->id, c->in_len + 1);
+	d->ops->push_raw(d, c->id, c->in_len + 1, c->ndescs);
+	d->unflushed++;
 }
 
-void
+int
 fake_dev_inject_used_jump(struct fake_dev *d)
 {
-	d->used_idx = (uint16_t)(d->used_idx + d->params.num + 1);
+	return d->ops->used_jump(d);
 }

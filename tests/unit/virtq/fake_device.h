@@ -9,7 +9,7 @@
  * @file
  * The DEVICE half of a virtqueue over plain memory, for the unit tests.
  *
- * It behaves as a vhost-user backend that got SET_VRING_BASE(start_idx) and
+ * It behaves as a vhost-user backend that got SET_VRING_BASE(vring base) and
  * SET_VRING_ADDR(the driver's areas): it pops available chains, validating
  * everything the driver wrote; writes data into the device-writable buffers;
  * pushes used entries with a chosen len; publishes them and decides, by the
@@ -17,8 +17,17 @@
  * counted when the test delivers them (fake_dev_kick()). Fault injection
  * writes what a buggy or hostile device would.
  *
- * Layouts sit behind an ops table (split now; packed to be added), like
- * lib/virtq. Not thread safe: one device thread at a time.
+ * Layouts sit behind an ops table (split, packed), like lib/virtq. The packed
+ * half follows DPDK 22.11 lib/vhost: the vring base is decoded as
+ * vhost_user_set_vring_base does, used descriptors are written in place
+ * (id and len, a release fence, the flags, the first one's last, as
+ * vhost_flush_enqueue_shadow_packed), and the call decision is
+ * vhost_vring_call_packed's. Packed positions are free-running like the
+ * driver's, in a representation congruent to the driver's modulo 2 * num
+ * (slot and wrap counter agree; the numbers may differ by a multiple of
+ * 2 * num).
+ *
+ * Not thread safe: one device thread at a time.
  */
 
 #include <stdbool.h>
@@ -31,14 +40,21 @@
 
 /** One chain popped from the avail ring. */
 struct fake_dev_chain {
-	uint16_t id;        /**< Split: head descriptor index. */
+	uint16_t id;        /**< Split: head descriptor index; packed: buffer id. */
 	uint16_t ndescs;
 	uint16_t nout;      /**< Device-readable elements, first. */
 	uint16_t nin;       /**< Device-writable elements, after them. */
 	uint32_t out_len;
 	uint32_t in_len;    /**< Sum of the writable lengths. */
 	struct virtq_sg sg[FAKE_DEV_MAX_SG];
-	uint16_t desc_idx[FAKE_DEV_MAX_SG]; /**< Descriptor of each element. */
+	uint16_t desc_idx[FAKE_DEV_MAX_SG]; /**< Descriptor (packed: ring slot) of each element. */
+};
+
+/** A packed used descriptor written by push and not yet flushed. */
+struct fake_dev_pending {
+	uint16_t pos;       /**< Free-running position. */
+	uint16_t id;
+	uint32_t len;
 };
 
 struct fake_dev_ops;
@@ -55,12 +71,20 @@ struct fake_dev {
 		uint16_t *used_event;
 		uint16_t *avail_event;
 	} split;
+	struct {
+		struct virtq_packed_desc *desc;
+		struct virtq_packed_event *driver;
+		struct virtq_packed_event *device;
+		struct fake_dev_pending *pend;   /**< [2 * num] pushed, not flushed. */
+		uint16_t npend;
+	} packed;
 
-	uint16_t last_avail;       /**< Next avail entry to pop. */
+	uint16_t last_avail;       /**< Next avail entry (packed: position) to pop. */
 	uint16_t used_idx;         /**< Next used entry to write (not yet published). */
 	uint16_t used_published;   /**< Used idx in ring memory. */
 	uint16_t signalled_used;   /**< Used idx at the previous call decision. */
-	uint8_t *held;             /**< [num] descriptor popped and not yet pushed. */
+	uint8_t *held;             /**< [num] descriptor (packed: buffer id) popped, not pushed. */
+	uint64_t unflushed;        /**< Used entries pushed since the last flush. */
 
 	/* Counters, exact. */
 	uint64_t kicks;            /**< fake_dev_kick() calls. */
@@ -68,16 +92,22 @@ struct fake_dev {
 	uint64_t call_checks;      /**< Call decisions taken (flushes that moved used idx). */
 	uint64_t pops;
 	uint64_t pushes;
+	uint64_t chains_published; /**< Used entries made visible by flushes. */
 	uint64_t driver_errors;    /**< Rule violations by the driver seen by the device. */
 	char error[160];           /**< The last one. */
 };
 
 /**
- * Attach to a driver's ring (SET_VRING_ADDR + SET_VRING_BASE).
- * @return 0, -EINVAL (layout not built), -ENOMEM.
+ * Attach to a driver's ring (SET_VRING_ADDR + SET_VRING_BASE(@p vring_base),
+ * decoded per layout as lib/vhost does; p->start_idx is not used).
+ * @return 0, -EINVAL (layout not built), -ENOMEM, -EPROTO (the ring does not
+ * look like a ring starting at @p vring_base).
  */
-int fake_dev_init(struct fake_dev *d, const struct virtq_params *p, void *desc_area,
-		  void *driver_area, void *device_area);
+int fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+		  void *desc_area, void *driver_area, void *device_area);
+
+/** What GET_VRING_BASE would answer (packed: slot | wrap counter << 15). */
+uint16_t fake_dev_vring_base(const struct fake_dev *d);
 void fake_dev_fini(struct fake_dev *d);
 
 /** A notification from the driver arrived. */
@@ -110,16 +140,22 @@ int fake_dev_push(struct fake_dev *d, const struct fake_dev_chain *c, uint32_t l
  */
 bool fake_dev_flush(struct fake_dev *d);
 
-/** Flag mode: set or clear VIRTQ_USED_F_NO_NOTIFY. */
+/** Flag mode: set or clear VIRTQ_USED_F_NO_NOTIFY (packed: DISABLE / ENABLE). */
 void fake_dev_set_no_notify(struct fake_dev *d, bool no_notify);
-/** Event idx: write avail_event (notify me when avail idx passes @p v). */
+/**
+ * Event idx: write avail_event (notify me when avail idx passes @p v);
+ * packed: off_wrap = position @p v with its wrap counter, then flags DESC.
+ */
 void fake_dev_set_avail_event(struct fake_dev *d, uint16_t v);
 
 /* Fault injection: each writes a used entry / moves the used idx the way a
  * buggy device would; like fake_dev_push(), nothing is visible before
  * fake_dev_flush().
  */
-/** A used entry with an arbitrary id and len (no checks, no bookkeeping). */
+/**
+ * A used entry with an arbitrary id and len (no checks, no bookkeeping);
+ * packed: at the next used position, which then moves by one slot.
+ */
 void fake_dev_push_raw(struct fake_dev *d, uint32_t id, uint32_t len);
 /** Used id out of range (= num). */
 void fake_dev_inject_bad_id(struct fake_dev *d);
@@ -127,7 +163,7 @@ void fake_dev_inject_bad_id(struct fake_dev *d);
 void fake_dev_inject_non_head(struct fake_dev *d, uint16_t id);
 /** A held chain completed with len = its writable length + 1. */
 void fake_dev_inject_len_too_large(struct fake_dev *d, const struct fake_dev_chain *c);
-/** Used idx moved by num + 1 without entries. */
-void fake_dev_inject_used_jump(struct fake_dev *d);
+/** Used idx moved by num + 1 without entries (split only: -ENOTSUP for packed). */
+int fake_dev_inject_used_jump(struct fake_dev *d);
 
 #endif /* _VNAPI_FAKE_DEVICE_H_ */

@@ -5,8 +5,9 @@
 /*
  * Unit tests of lib/virtq against the fake device, TAP output.
  *
- * One case table runs over a table of configurations: layout (split; packed
- * to be added) x event idx (on, off) x start index (0, 0xFFF0). A case says
+ * One case table runs over a table of configurations: layout (split, packed)
+ * x event idx (on, off) x start index (split: 0, 0xFFF0; packed: 0, and 16
+ * slots before a wrap counter flip with either counter value). A case says
  * which configurations it needs; cases that do not depend on the
  * configuration run once.
  */
@@ -26,25 +27,72 @@
 #include "virtq.h"
 #include "virtq_ring.h"
 
+/* Where a configuration starts its indices (see t_start()). */
+enum test_start {
+	START_ZERO,     /* a fresh ring */
+	START_NEAR,     /* split: 0xFFF0; packed: slot num - 16, wrap counter 0, then 2^16 */
+	START_NEAR_W1,  /* packed: slot num - 16, wrap counter 1 */
+};
+
 struct test_cfg {
 	enum virtq_layout layout;
 	bool event_idx;
-	uint16_t start;
+	enum test_start start;
 };
 
 static const struct test_cfg test_cfgs[] = {
-	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = false, .start = 0 },
-	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = false, .start = 0xFFF0 },
-	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = true, .start = 0 },
-	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = true, .start = 0xFFF0 },
+	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = false, .start = START_ZERO },
+	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = false, .start = START_NEAR },
+	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = true, .start = START_ZERO },
+	{ .layout = VIRTQ_LAYOUT_SPLIT, .event_idx = true, .start = START_NEAR },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = false, .start = START_ZERO },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = false, .start = START_NEAR_W1 },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = false, .start = START_NEAR },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = true, .start = START_ZERO },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = true, .start = START_NEAR_W1 },
+	{ .layout = VIRTQ_LAYOUT_PACKED, .event_idx = true, .start = START_NEAR },
 };
 
-/* Which configurations a case runs on. */
+/*
+ * The start index of a configuration for a queue of @p num entries. Packed
+ * positions are free-running like split indices; the wrap counter of a
+ * position is 1 when position / num is even. For num >= 16, 0xFFF0 is slot
+ * num - 16 with wrap counter 0 (16 slots later both the counter flips and
+ * the index crosses 2^16), and 0xFFF0 - num is slot num - 16 with counter 1.
+ */
+static uint16_t
+t_start(const struct test_cfg *cfg, uint16_t num)
+{
+	switch (cfg->start) {
+	case START_ZERO:
+		return 0;
+	case START_NEAR:
+		return 0xFFF0;
+	case START_NEAR_W1:
+		return (uint16_t)(0xFFF0 - num);
+	}
+	return 0;
+}
+
+static bool
+t_packed(const struct test_cfg *cfg)
+{
+	return cfg->layout == VIRTQ_LAYOUT_PACKED;
+}
+
+/* Which configurations a case runs on: an event idx filter ... */
 enum test_runs {
 	RUN_ALL,        /* every configuration */
 	RUN_EVENT_IDX,  /* event idx on */
 	RUN_FLAGS,      /* event idx off */
 	RUN_ONCE,       /* independent of the configuration */
+};
+
+/* ... and a layout filter. */
+enum test_layouts {
+	ON_BOTH,
+	ON_SPLIT,
+	ON_PACKED,
 };
 
 /*
@@ -102,6 +150,7 @@ t_rand(void)
 
 struct harness {
 	struct virtq_params p;
+	uint16_t start;            /* the configuration's start index for this num */
 	struct virtq *vq;
 	uint8_t *ring;
 	size_t ring_size;
@@ -141,8 +190,8 @@ h_restart(struct harness *h, uint16_t start)
 		printf("#   virtq_init: %d\n", ret);
 		return ret;
 	}
-	ret = fake_dev_init(&h->dev, &h->p, virtq_desc_area(h->vq), virtq_driver_area(h->vq),
-			    virtq_device_area(h->vq));
+	ret = fake_dev_init(&h->dev, &h->p, virtq_vring_base(h->vq), virtq_desc_area(h->vq),
+			    virtq_driver_area(h->vq), virtq_device_area(h->vq));
 	if (ret != 0) {
 		printf("#   fake_dev_init: %d %s\n", ret, h->dev.error);
 		return ret;
@@ -160,7 +209,8 @@ h_setup(struct harness *h, const struct test_cfg *cfg, uint16_t num)
 	h->p.layout = cfg->layout;
 	h->p.num = num;
 	h->p.event_idx = cfg->event_idx;
-	h->p.start_idx = cfg->start;
+	h->start = t_start(cfg, num);
+	h->p.start_idx = h->start;
 	h->ring_size = virtq_ring_mem_size(&h->p);
 	state_size = virtq_state_size(&h->p);
 	if (h->ring_size == 0 || state_size == 0)
@@ -172,7 +222,28 @@ h_setup(struct harness *h, const struct test_cfg *cfg, uint16_t num)
 	/* Garbage first: init must not depend on zeroed memory. */
 	memset(h->ring, 0xA5, h->ring_size);
 	memset(h->vq, 0x5A, state_size);
-	return h_restart(h, cfg->start);
+	return h_restart(h, h->start);
+}
+
+/* Wrap counter of a packed position. */
+static bool
+h_wrap(const struct harness *h, uint16_t pos)
+{
+	return ((pos / h->p.num) & 1) == 0;
+}
+
+/* The spec's 16-bit form of a packed position: slot | wrap counter << 15. */
+static uint16_t
+h_pos_enc(const struct harness *h, uint16_t pos)
+{
+	return (uint16_t)((pos & (h->p.num - 1)) | (h_wrap(h, pos) << 15));
+}
+
+/* The opaque virtq_enable_intr_prepare() returns at last used @p pos. */
+static uint32_t
+h_opaque(const struct harness *h, uint16_t pos)
+{
+	return h->p.layout == VIRTQ_LAYOUT_PACKED ? h_pos_enc(h, pos) : pos;
 }
 
 /* Publish and, if the driver says so, deliver the kick. */
@@ -261,28 +332,24 @@ h_drain(struct harness *h)
  * start_idx, interrupts suppressed.
  */
 static int
-t_init_layout(const struct test_cfg *cfg)
+t_init_layout_split(struct harness *h)
 {
-	struct harness h;
 	struct virtq_avail *avail;
 	struct virtq_used *used;
-	uint16_t s = cfg->start;
+	uint16_t s = h->start;
 	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 256), 0);
-	CHECK_EQ(h.ring_size, 8192 + 4 + 256 * 8 + 2);
-	CHECK(virtq_desc_area(h.vq) == h.ring);
-	CHECK(virtq_driver_area(h.vq) == h.ring + 256 * 16);
-	CHECK(virtq_device_area(h.vq) == h.ring + 8192);
-	CHECK_EQ(virtq_params(h.vq)->num, 256);
-	CHECK_EQ(virtq_params(h.vq)->start_idx, s);
-	avail = virtq_driver_area(h.vq);
-	used = virtq_device_area(h.vq);
+	CHECK_EQ(h->ring_size, 8192 + 4 + 256 * 8 + 2);
+	CHECK(virtq_desc_area(h->vq) == h->ring);
+	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	CHECK(virtq_device_area(h->vq) == h->ring + 8192);
+	avail = virtq_driver_area(h->vq);
+	used = virtq_device_area(h->vq);
 	CHECK_EQ(avail->idx, s);
 	CHECK_EQ(used->idx, s);
 	CHECK_EQ(*virtq_avail_event(used, 256), s);
 	CHECK_EQ(used->flags, 0);
-	if (cfg->event_idx) {
+	if (h->p.event_idx) {
 		CHECK_EQ(avail->flags, 0);
 		CHECK_EQ(*virtq_used_event(avail, 256), (uint16_t)(s - 1));
 	} else {
@@ -291,7 +358,67 @@ t_init_layout(const struct test_cfg *cfg)
 	}
 	/* The rest of the ring is zeroed. */
 	for (size_t i = 0; i < 256 * 16; i++)
-		CHECK_EQ(h.ring[i], 0);
+		CHECK_EQ(h->ring[i], 0);
+	CHECK_EQ(virtq_vring_base(h->vq), s);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+static int
+t_init_layout_packed(struct harness *h)
+{
+	const struct virtq_packed_desc *desc = virtq_desc_area(h->vq);
+	const struct virtq_packed_event *drv = virtq_driver_area(h->vq);
+	const struct virtq_packed_event *dev = virtq_device_area(h->vq);
+	uint16_t s = h->start;
+	uint16_t slot = s & 255;
+	bool w = h_wrap(h, s);
+	uint16_t i;
+	int ret = -1;
+
+	CHECK_EQ(h->ring_size, 256 * 16 + 64 + 4);
+	CHECK(virtq_desc_area(h->vq) == h->ring);
+	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	CHECK(virtq_device_area(h->vq) == h->ring + 256 * 16 + 64);
+	/* Slots from the start on: used in the lap before; before it: used
+	 * in this lap. Nothing else written.
+	 */
+	for (i = 0; i < 256; i++) {
+		bool lap = i < slot ? w : !w;
+
+		CHECK_EQ(desc[i].flags, lap ? VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED : 0);
+		CHECK_EQ(desc[i].addr, 0);
+		CHECK_EQ(desc[i].len, 0);
+		CHECK_EQ(desc[i].id, 0);
+	}
+	CHECK_EQ(drv->flags, VIRTQ_EVENT_F_DISABLE);
+	CHECK_EQ(drv->off_wrap, 0);
+	CHECK_EQ(dev->flags, 0);
+	CHECK_EQ(dev->off_wrap, 0);
+	CHECK_EQ(virtq_vring_base(h->vq), h_pos_enc(h, s));
+	if (s == 0)
+		CHECK_EQ(virtq_vring_base(h->vq), 0x8000);   /* what DPDK virtio-user sends */
+	ret = 0;
+teardown:
+	return ret;
+}
+
+static int
+t_init_layout(const struct test_cfg *cfg)
+{
+	struct harness h;
+	uint16_t s;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 256), 0);
+	s = h.start;
+	if (t_packed(cfg))
+		CHECK_EQ(t_init_layout_packed(&h), 0);
+	else
+		CHECK_EQ(t_init_layout_split(&h), 0);
+	CHECK_EQ(virtq_params(h.vq)->num, 256);
+	CHECK_EQ(virtq_params(h.vq)->start_idx, s);
 	CHECK_EQ(virtq_num_free(h.vq), 256);
 	CHECK_EQ(virtq_avail_idx(h.vq), s);
 	CHECK_EQ(virtq_last_used_idx(h.vq), s);
@@ -333,11 +460,22 @@ t_params_sizes(const struct test_cfg *cfg)
 		CHECK_EQ(virtq_state_size(&p), 0);
 		CHECK_EQ(virtq_init(vq, &p, ring), -EINVAL);
 	}
+	p.layout = VIRTQ_LAYOUT_PACKED;
 	p.num = 2;
-	p.layout = VIRTQ_LAYOUT_PACKED;         /* not built in yet */
-	CHECK_EQ(virtq_ring_mem_size(&p), 0);
-	CHECK_EQ(virtq_state_size(&p), 0);
-	CHECK_EQ(virtq_init(vq, &p, ring), -EINVAL);
+	CHECK_EQ(virtq_ring_mem_size(&p), 2 * 16 + 64 + 4);
+	CHECK(virtq_state_size(&p) > 0 && virtq_state_size(&p) <= 4096);
+	CHECK_EQ(virtq_init(vq, &p, ring), 0);
+	CHECK_EQ(virtq_vring_base(vq), 0x8000);
+	p.num = 32768;
+	CHECK_EQ(virtq_ring_mem_size(&p), 32768 * 16 + 64 + 4);
+	for (i = 0; i < sizeof(bad_num) / sizeof(bad_num[0]); i++) {
+		p.num = bad_num[i];
+		CHECK_EQ(virtq_ring_mem_size(&p), 0);
+		CHECK_EQ(virtq_state_size(&p), 0);
+		CHECK_EQ(virtq_init(vq, &p, ring), -EINVAL);
+	}
+	p.num = 2;
+	CHECK_EQ(virtq_init(vq, &p, ring + 64), -EINVAL);  /* misaligned ring */
 	p.layout = (enum virtq_layout)7;
 	CHECK_EQ(virtq_init(vq, &p, ring), -EINVAL);
 	p.layout = VIRTQ_LAYOUT_SPLIT;
@@ -454,6 +592,9 @@ t_wrap(const struct test_cfg *cfg)
 	struct fake_dev_chain held[NUM];
 	unsigned int nheld = 0;
 	uint64_t added = 0, taken = 0;
+	/* Indices move by chains (split) or descriptors (packed). */
+	uint64_t added_idx = 0, taken_idx = 0;
+	bool packed = t_packed(cfg);
 	void *cookies[NUM];
 	uint32_t lens[NUM];
 	int ret = -1;
@@ -464,6 +605,7 @@ t_wrap(const struct test_cfg *cfg)
 	while (taken < 3 * 65536 + 1234) {
 		unsigned int s, i;
 		uint16_t n, want;
+		bool kicked = false;
 
 		/* Driver: add a random number of random chains. */
 		want = (uint16_t)(t_rand() % (NUM + 1));
@@ -507,10 +649,13 @@ t_wrap(const struct test_cfg *cfg)
 			slot[s].in_len = in == 0 ? 0 : (in == 1 ? (uint32_t)T_SEG_SIZE - out :
 				(uint32_t)(T_SEG_SIZE - 1) + (T_SEG_SIZE - 2));
 			added++;
+			added_idx += packed ? (uint64_t)out + in : 1;
 		}
-		CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(cfg->start + added));
-		if (t_rand() % 4 != 0)
+		CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + added_idx));
+		if (t_rand() % 4 != 0) {
 			h_kick(&h);
+			kicked = true;
+		}
 
 		/* Device: pop what is there, complete a random subset. */
 		for (;;) {
@@ -522,12 +667,20 @@ t_wrap(const struct test_cfg *cfg)
 			s = (unsigned int)((held[nheld].sg[0].addr - t_seg_addr(0, 0)) /
 					   sizeof(t_mem[0]));
 			CHECK(s < NUM * 2 && slot[s].busy && !slot[s].completed);
-			CHECK_EQ(held[nheld].id, held[nheld].desc_idx[0]);
+			if (!packed)
+				CHECK_EQ(held[nheld].id, held[nheld].desc_idx[0]);
+			CHECK(held[nheld].id < NUM);
 			CHECK_EQ(held[nheld].nout, slot[s].nout);
 			CHECK_EQ(held[nheld].nin, slot[s].nin);
 			CHECK_EQ(held[nheld].in_len, slot[s].in_len);
 			nheld++;
 		}
+		/* Device and driver agree on the avail position and, packed,
+		 * its wrap counter (what GET_VRING_BASE would say).
+		 */
+		if (kicked)
+			CHECK_EQ(fake_dev_vring_base(&h.dev),
+				 packed ? h_pos_enc(&h, virtq_avail_idx(h.vq)) : virtq_avail_idx(h.vq));
 		for (i = 0; i < nheld;) {
 			uint8_t data[2 * T_SEG_SIZE];
 			uint32_t len;
@@ -553,8 +706,7 @@ t_wrap(const struct test_cfg *cfg)
 			held[i] = held[--nheld];
 		}
 		fake_dev_flush(&h.dev);
-		CHECK_EQ(virtq_used_count(h.vq), (uint16_t)(h.dev.used_published -
-							      virtq_last_used_idx(h.vq)));
+		CHECK_EQ(virtq_used_count(h.vq), h.dev.chains_published - taken);
 
 		/* Driver: take a random number of completions. */
 		want = (uint16_t)(1 + t_rand() % NUM);
@@ -568,6 +720,7 @@ t_wrap(const struct test_cfg *cfg)
 			s = id - 1;
 			CHECK(slot[s].busy && slot[s].completed);
 			CHECK_EQ(lens[i], slot[s].dev_len);
+			taken_idx += packed ? (uint64_t)slot[s].nout + slot[s].nin : 1;
 			for (b = 0; b < lens[i]; b++) {
 				/* Writable segments are k = nout, nout + 1. */
 				unsigned int k = slot[s].nout;
@@ -582,7 +735,7 @@ t_wrap(const struct test_cfg *cfg)
 			slot[s].busy = false;
 		}
 		taken += n;
-		CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(cfg->start + taken));
+		CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + taken_idx));
 	}
 	/* Drain: everything outstanding completes. */
 	h_kick(&h);
@@ -593,8 +746,9 @@ t_wrap(const struct test_cfg *cfg)
 	taken += h_drain(&h);
 	CHECK_EQ(taken, added);
 	CHECK_EQ(virtq_num_free(h.vq), NUM);
-	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(cfg->start + added));
-	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(cfg->start + added));
+	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + added_idx));
+	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + added_idx));
+	CHECK_EQ(virtq_used_count(h.vq), 0);
 	CHECK_EQ(h.dev.pops, added);
 	CHECK_EQ(h.dev.driver_errors, 0);
 	CHECK(!virtq_is_broken(h.vq));
@@ -641,7 +795,11 @@ t_kick_no_notify(const struct test_cfg *cfg)
 	CHECK_EQ(st->kicks, 2);
 	CHECK_EQ(st->kicks_suppressed, 2);
 	CHECK_EQ(h.dev.kicks, 2);
-	CHECK_EQ(((struct virtq_avail *)virtq_driver_area(h.vq))->idx, (uint16_t)(cfg->start + 5));
+	/* Five chains, six descriptors. */
+	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 6 : 5)));
+	if (!t_packed(cfg))
+		CHECK_EQ(((struct virtq_avail *)virtq_driver_area(h.vq))->idx,
+			 (uint16_t)(h.start + 5));
 	CHECK_EQ(h_dev_complete_all(&h), 5);
 	CHECK_EQ(h_drain(&h), 5);
 	ret = 0;
@@ -650,8 +808,11 @@ teardown:
 	return ret;
 }
 
-/* Kick suppression, event idx: exact counts for a scripted sequence that
- * crosses index 0 when the start index is 0xFFF0.
+/*
+ * Kick suppression, event idx: exact counts for a scripted sequence that
+ * crosses index 0 (split, start 0xFFF0) or a wrap counter flip (packed, near
+ * wrap starts). Positions are taken from virtq_avail_idx(), so a two-slot
+ * packed chain shifts them by one.
  */
 static int
 t_kick_avail_event(const struct test_cfg *cfg)
@@ -659,7 +820,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	struct harness h;
 	const struct virtq_stats *st;
 	uint64_t k0, s0, d0;
-	uint16_t b;
+	uint16_t b, p;
 	unsigned int i;
 	int ret = -1;
 
@@ -675,7 +836,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	}
 	CHECK_EQ(st->kicks, 13);
 	CHECK_EQ(st->kicks_suppressed, 0);
-	b = (uint16_t)(cfg->start + 13);
+	b = (uint16_t)(h.start + 13);
 	CHECK_EQ(virtq_avail_idx(h.vq), b);
 	k0 = st->kicks;
 	s0 = st->kicks_suppressed;
@@ -695,19 +856,21 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	CHECK(h_kick(&h));                          /* b+2 in [b+2, b+5) */
 	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 10));
 	CHECK_EQ(h_add_chain(&h, 106, 1, 1, 8), 0);
-	CHECK(!h_kick(&h));                         /* [b+5, b+6) */
+	p = virtq_avail_idx(h.vq);                  /* b+6 split, b+7 packed */
+	CHECK(!h_kick(&h));                         /* [b+5, p) */
 	for (i = 0; i < 6; i++)
 		CHECK_EQ(h_add_in(&h, 107 + i), 0);
-	CHECK(h_kick(&h));                          /* b+10 in [b+6, b+12) */
+	CHECK(h_kick(&h));                          /* b+10 in [p, p+6) */
 	CHECK(!h_kick(&h));                         /* nothing new: not counted */
 	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 1));
 	CHECK_EQ(h_add_in(&h, 113), 0);
 	CHECK(!h_kick(&h));                         /* event far behind */
-	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 14));
+	p = virtq_avail_idx(h.vq);
+	fake_dev_set_avail_event(&h.dev, (uint16_t)(p + 1));
 	CHECK_EQ(h_add_in(&h, 114), 0);
 	CHECK(!h_kick(&h));                         /* event == new: not yet */
 	CHECK_EQ(h_add_in(&h, 115), 0);
-	CHECK(h_kick(&h));                          /* b+14 in [b+14, b+15) */
+	CHECK(h_kick(&h));                          /* p+1 in [p+1, p+2) */
 	CHECK_EQ(st->kicks - k0, 4);
 	CHECK_EQ(st->kicks_suppressed - s0, 4);
 	CHECK_EQ(h.dev.kicks - d0, 4);
@@ -746,45 +909,64 @@ h_round_trip(struct harness *h, uint16_t n)
 	return (int)h->dev.calls - calls_before;
 }
 
+/* What the driver publishes to suppress interrupts (split: used_event or
+ * the avail flags; packed: the driver event area).
+ */
+static uint32_t
+h_intr_word(const struct harness *h)
+{
+	if (h->p.layout == VIRTQ_LAYOUT_PACKED) {
+		const struct virtq_packed_event *e = virtq_driver_area(h->vq);
+
+		return (uint32_t)e->flags << 16 | e->off_wrap;
+	}
+	if (h->p.event_idx)
+		return *virtq_used_event(virtq_driver_area(h->vq), h->p.num);
+	return ((struct virtq_avail *)virtq_driver_area(h->vq))->flags;
+}
+
 /*
  * Interrupt suppression: no calls while disarmed, even after more than 2^16
- * completions with event idx; exactly one call after arming when the device
- * completes.
+ * completions (many wrap counter flips) with event idx; exactly one call
+ * after arming when the device completes.
  */
 static int
 t_intr_suppression(const struct test_cfg *cfg)
 {
 	enum { NUM = 8 };
 	struct harness h;
-	struct virtq_avail *avail;
-	uint16_t used_event, changes = 0, i;
+	uint32_t word, changes = 0;
+	uint16_t i;
 	uint32_t opaque;
 	uint32_t rounds;
 	int ret = -1;
 
 	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
-	avail = virtq_driver_area(h.vq);
-	used_event = *virtq_used_event(avail, NUM);
+	word = h_intr_word(&h);
 	for (rounds = 0; rounds < 70000 / NUM; rounds++) {
-		uint16_t ue;
+		uint32_t wd;
 
 		CHECK_EQ(h_round_trip(&h, NUM), 0);
-		ue = *virtq_used_event(avail, NUM);
-		if (cfg->event_idx) {
-			uint16_t dist = (uint16_t)(virtq_last_used_idx(h.vq) - ue);
+		wd = h_intr_word(&h);
+		if (t_packed(cfg)) {
+			CHECK_EQ(wd >> 16, VIRTQ_EVENT_F_DISABLE);
+		} else if (cfg->event_idx) {
+			uint16_t dist = (uint16_t)(virtq_last_used_idx(h.vq) - wd);
 
 			/* Out of reach: behind the last used, at most 2^15 back. */
 			CHECK(dist >= 1 && dist <= 0x8000);
 		}
-		if (ue != used_event)
+		if (wd != word)
 			changes++;
-		used_event = ue;
+		word = wd;
 	}
 	CHECK_EQ(h.dev.calls, 0);
 	CHECK_EQ(h.dev.call_checks, rounds);
-	/* Rewritten only at 2^15 and 2^16 completions. */
-	CHECK_EQ(changes, cfg->event_idx ? 2 : 0);
-	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(cfg->start + rounds * NUM));
+	/* Split event idx: rewritten only at 2^15 and 2^16 completions.
+	 * Packed: DISABLE is never rewritten.
+	 */
+	CHECK_EQ(changes, cfg->event_idx && !t_packed(cfg) ? 2 : 0);
+	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + rounds * NUM));
 	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 0);
 
 	/* Arm, the device completes 3 buffers in one go: one call. */
@@ -792,7 +974,11 @@ t_intr_suppression(const struct test_cfg *cfg)
 		CHECK_EQ(h_add_in(&h, i + 1), 0);
 	h_kick(&h);
 	opaque = virtq_enable_intr_prepare(h.vq);
-	CHECK_EQ(opaque, virtq_last_used_idx(h.vq));
+	CHECK_EQ(opaque, h_opaque(&h, virtq_last_used_idx(h.vq)));
+	if (t_packed(cfg))
+		CHECK_EQ(h_intr_word(&h), cfg->event_idx ?
+			 (uint32_t)VIRTQ_EVENT_F_DESC << 16 | opaque :
+			 (uint32_t)VIRTQ_EVENT_F_ENABLE << 16);
 	CHECK(virtq_intr_enabled(h.vq));
 	CHECK(!virtq_poll(h.vq, opaque));
 	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 1);
@@ -922,7 +1108,7 @@ t_arm_idempotent(const struct test_cfg *cfg)
 	virtq_disable_intr(h.vq);                    /* disarmed, last_used moved */
 	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
 	o1 = virtq_enable_intr_prepare(h.vq);
-	CHECK_EQ(o1, (uint16_t)(cfg->start + 3));
+	CHECK_EQ(o1, h_opaque(&h, (uint16_t)(h.start + 3)));
 	CHECK(memcmp(snap, h.ring, h.ring_size) != 0);
 	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 2);
 	memcpy(snap, h.ring, h.ring_size);
@@ -938,7 +1124,7 @@ teardown:
 
 enum bad_kind {
 	BAD_ID_RANGE,
-	BAD_ID_MIDDLE,     /* a descriptor inside a chain */
+	BAD_ID_MIDDLE,     /* split: a descriptor inside a chain; packed: an id never given */
 	BAD_ID_TWICE,      /* a head already returned */
 	BAD_LEN,
 	BAD_USED_JUMP,
@@ -960,6 +1146,8 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 	bool seen[4] = { false, false, false, false };
 	unsigned int ndetached = 0;
 	uint16_t expect_taken = kind == BAD_USED_JUMP ? 0 : 1;
+	uint64_t mon_expected, mon_mask;
+	uint8_t mon_size;
 	void *cookie;
 	uint64_t kicks;
 	int ret = -1;
@@ -979,7 +1167,15 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 		fake_dev_inject_bad_id(&h.dev);
 		break;
 	case BAD_ID_MIDDLE:
-		fake_dev_inject_non_head(&h.dev, b.desc_idx[1]);
+		if (t_packed(cfg)) {
+			uint16_t id = 0;
+
+			while (id == a.id || id == b.id || id == c.id)
+				id++;
+			fake_dev_inject_non_head(&h.dev, id);
+		} else {
+			fake_dev_inject_non_head(&h.dev, b.desc_idx[1]);
+		}
 		break;
 	case BAD_ID_TWICE:
 		fake_dev_inject_non_head(&h.dev, a.id);
@@ -988,7 +1184,7 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 		fake_dev_inject_len_too_large(&h.dev, &b);
 		break;
 	case BAD_USED_JUMP:
-		fake_dev_inject_used_jump(&h.dev);
+		CHECK_EQ(fake_dev_inject_used_jump(&h.dev), 0);
 		break;
 	}
 	CHECK_EQ(fake_dev_push(&h.dev, &c, 4), 0);
@@ -1002,7 +1198,12 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 	CHECK(virtq_is_broken(h.vq));
 	CHECK(virtq_broken_reason(h.vq) != NULL);
 	CHECK(strcmp(virtq_broken_reason(h.vq), reason) == 0);
+	/* A copy inside the queue's state, valid in any process mapping it. */
+	CHECK((const uint8_t *)virtq_broken_reason(h.vq) >= (const uint8_t *)h.vq &&
+	      (const uint8_t *)virtq_broken_reason(h.vq) <
+	      (const uint8_t *)h.vq + virtq_state_size(&h.p));
 	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
+	CHECK(virtq_monitor_addr(h.vq, &mon_expected, &mon_mask, &mon_size) == NULL);
 
 	/* Inert from now on. */
 	kicks = virtq_stats(h.vq)->kicks + virtq_stats(h.vq)->kicks_suppressed;
@@ -1035,12 +1236,12 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 
 	/* Restart: clean state, round trips work. */
-	CHECK_EQ(h_restart(&h, (uint16_t)(cfg->start + 0x100)), 0);
+	CHECK_EQ(h_restart(&h, (uint16_t)(h.start + 0x100)), 0);
 	CHECK(!virtq_is_broken(h.vq));
 	CHECK(virtq_broken_reason(h.vq) == NULL);
 	CHECK_EQ(virtq_stats(h.vq)->bad_used, 0);
 	CHECK(h_round_trip(&h, 8) >= 0);
-	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(cfg->start + 0x108));
+	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + 0x108));
 	ret = 0;
 teardown:
 	h_teardown(&h);
@@ -1053,16 +1254,23 @@ t_bad_id_range(const struct test_cfg *cfg)
 	return t_bad_used(cfg, BAD_ID_RANGE, "used id out of range");
 }
 
+static const char *
+t_not_outstanding(const struct test_cfg *cfg)
+{
+	return t_packed(cfg) ? "used id is not an outstanding buffer" :
+		"used id is not an outstanding head";
+}
+
 static int
 t_bad_id_middle(const struct test_cfg *cfg)
 {
-	return t_bad_used(cfg, BAD_ID_MIDDLE, "used id is not an outstanding head");
+	return t_bad_used(cfg, BAD_ID_MIDDLE, t_not_outstanding(cfg));
 }
 
 static int
 t_bad_id_twice(const struct test_cfg *cfg)
 {
-	return t_bad_used(cfg, BAD_ID_TWICE, "used id is not an outstanding head");
+	return t_bad_used(cfg, BAD_ID_TWICE, t_not_outstanding(cfg));
 }
 
 static int
@@ -1145,11 +1353,11 @@ t_used_idx_bounds(const struct test_cfg *cfg)
 		     "used idx moved more than num past the last used") == 0);
 
 	/* Backwards by one: modulo 2^16 that is 0xFFFF ahead. */
-	CHECK_EQ(h_restart(&h, cfg->start), 0);
+	CHECK_EQ(h_restart(&h, h.start), 0);
 	CHECK_EQ(h_add_in(&h, 30), 0);
 	h_kick(&h);
 	__atomic_store_n(&((struct virtq_used *)virtq_device_area(h.vq))->idx,
-			 (uint16_t)(cfg->start - 1), __ATOMIC_RELEASE);
+			 (uint16_t)(h.start - 1), __ATOMIC_RELEASE);
 	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 0);
 	CHECK(virtq_is_broken(h.vq));
 	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
@@ -1217,7 +1425,7 @@ t_add_errors(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_add(h.vq, NULL, 1, 0, COOKIE(1)), -EINVAL);
 	CHECK_EQ(virtq_add(h.vq, sg, 5, 4, COOKIE(1)), -ENOSPC);   /* 9 > num */
 	CHECK_EQ(virtq_num_free(h.vq), 8);
-	CHECK_EQ(virtq_avail_idx(h.vq), cfg->start);
+	CHECK_EQ(virtq_avail_idx(h.vq), h.start);
 	CHECK_EQ(virtq_add(h.vq, sg, 4, 4, COOKIE(1)), 0);         /* all 8 */
 	CHECK_EQ(virtq_num_free(h.vq), 0);
 	CHECK_EQ(virtq_add(h.vq, sg, 0, 1, COOKIE(2)), -ENOSPC);
@@ -1231,7 +1439,8 @@ t_add_errors(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 3);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 5), 3);       /* partial */
 	CHECK_EQ(virtq_num_free(h.vq), 0);
-	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(cfg->start + 5));
+	/* Split: 1 + 1 + 3 chains; packed: 8 + 5 + 3 descriptors. */
+	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 16 : 5)));
 	h_kick(&h);
 	CHECK_EQ(h_dev_complete_all(&h), 4);
 	CHECK_EQ(h_drain(&h), 4);
@@ -1328,11 +1537,12 @@ t_reinit_after_detach(const struct test_cfg *cfg)
 {
 	struct harness h;
 	bool expect[16];
-	uint16_t s2 = (uint16_t)(cfg->start + 0x1234);
+	uint16_t s2;
 	unsigned int i;
 	int ret = -1;
 
 	CHECK_EQ(h_setup(&h, cfg, 16), 0);
+	s2 = (uint16_t)(h.start + 0x1234);
 	CHECK_EQ(h_outstanding_mix(&h, expect), 0);
 	while (virtq_detach_unused(h.vq) != NULL)
 		;
@@ -1348,6 +1558,261 @@ t_reinit_after_detach(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(s2 + 80));
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	CHECK_EQ(h.dev.driver_errors, 0);
+	ret = 0;
+teardown:
+	h_teardown(&h);
+	return ret;
+}
+
+/*
+ * Packed: a used descriptor where none was expected (nothing published in
+ * flight), seen by get_used and by used_count; a used id that was added but
+ * not published.
+ */
+static int
+t_packed_unexpected(const struct test_cfg *cfg)
+{
+	struct harness h;
+	struct fake_dev_chain c;
+	void *cookies[4];
+	void *cookie;
+	bool seen[3] = { false, false, false };
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 8), 0);
+	CHECK_EQ(h_round_trip(&h, 3), 0);
+	fake_dev_push_raw(&h.dev, 0, 0);            /* nothing is in flight */
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
+	CHECK(virtq_is_broken(h.vq));
+	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
+	CHECK(strcmp(virtq_broken_reason(h.vq), "used descriptor where none was expected") == 0);
+	CHECK(virtq_detach_unused(h.vq) == NULL);
+
+	/* The same through used_count, with an unpublished buffer added. */
+	CHECK_EQ(h_restart(&h, h.start), 0);
+	CHECK_EQ(h_round_trip(&h, 2), 0);
+	CHECK_EQ(h_add_in(&h, 1), 0);
+	fake_dev_push_raw(&h.dev, 0, 0);
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_used_count(h.vq), 0);
+	CHECK(virtq_is_broken(h.vq));
+	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
+	CHECK(strcmp(virtq_broken_reason(h.vq), "used descriptor where none was expected") == 0);
+	CHECK(virtq_detach_unused(h.vq) == COOKIE(1));
+	CHECK(virtq_detach_unused(h.vq) == NULL);
+
+	/* One published, one not: the device returns the unpublished id. */
+	CHECK_EQ(h_restart(&h, h.start), 0);
+	CHECK_EQ(h_add_in(&h, 1), 0);
+	h_kick(&h);
+	CHECK_EQ(h_add_in(&h, 2), 0);               /* id 1, not published */
+	CHECK_EQ(h_dev_pop(&h, &c), 0);
+	CHECK_EQ(c.id, 0);
+	CHECK_EQ(fake_dev_pop(&h.dev, &c), 0);      /* invisible to the device */
+	fake_dev_push_raw(&h.dev, 1, 0);
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
+	CHECK(virtq_is_broken(h.vq));
+	CHECK(strcmp(virtq_broken_reason(h.vq), "used id is not an outstanding buffer") == 0);
+	while ((cookie = virtq_detach_unused(h.vq)) != NULL) {
+		CHECK(COOKIE_ID(cookie) >= 1 && COOKIE_ID(cookie) <= 2);
+		CHECK(!seen[COOKIE_ID(cookie)]);
+		seen[COOKIE_ID(cookie)] = true;
+	}
+	CHECK(seen[1] && seen[2]);
+	CHECK_EQ(virtq_num_free(h.vq), 8);
+	CHECK_EQ(h.dev.driver_errors, 0);
+	ret = 0;
+teardown:
+	h_teardown(&h);
+	return ret;
+}
+
+/*
+ * Packed ring edges: one chain of num descriptors (the device writes one used
+ * descriptor, the driver skips num slots, the wrap counter flips once);
+ * num single buffers pending at once; a chain whose descriptors straddle the
+ * end of the ring (the device checks each descriptor's wrap bits).
+ */
+static int
+t_packed_ring_edges(const struct test_cfg *cfg)
+{
+	enum { NUM = 8 };
+	struct harness h;
+	struct fake_dev_chain c;
+	void *cookies[NUM];
+	uint32_t lens[NUM];
+	uint16_t base, k, i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
+	base = h.start;
+	CHECK_EQ(h_add_chain(&h, 1, 4, 4, 8), 0);
+	CHECK_EQ(virtq_num_free(h.vq), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_pop(&h, &c), 0);
+	CHECK_EQ(c.ndescs, NUM);
+	CHECK_EQ(fake_dev_push(&h.dev, &c, 32), 0);
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_used_count(h.vq), 1);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 1);
+	CHECK(cookies[0] == COOKIE(1));
+	CHECK_EQ(lens[0], 32);
+	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(base + NUM));
+	CHECK_EQ(virtq_num_free(h.vq), NUM);
+	CHECK_EQ(fake_dev_vring_base(&h.dev), h_pos_enc(&h, (uint16_t)(base + NUM)));
+	CHECK(h_wrap(&h, base) != h_wrap(&h, (uint16_t)(base + NUM)));
+
+	/* num single buffers completed at once. */
+	for (i = 0; i < NUM; i++)
+		CHECK_EQ(h_add_in(&h, 10 + i), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_complete_all(&h), NUM);
+	CHECK_EQ(virtq_used_count(h.vq), NUM);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), NUM);
+	for (i = 0; i < NUM; i++)
+		CHECK(cookies[i] == COOKIE(10 + i));
+
+	/* Move to the last slot, then a 3-descriptor chain across the end. */
+	k = (uint16_t)(NUM - 1 - (virtq_avail_idx(h.vq) & (NUM - 1)));
+	if (k > 0)
+		CHECK_EQ(h_round_trip(&h, k), 0);
+	CHECK_EQ(virtq_avail_idx(h.vq) & (NUM - 1), NUM - 1);
+	CHECK_EQ(h_add_chain(&h, 20, 1, 2, 16), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_pop(&h, &c), 0);
+	CHECK_EQ(c.ndescs, 3);
+	CHECK_EQ(c.desc_idx[0], NUM - 1);
+	CHECK_EQ(c.desc_idx[1], 0);
+	CHECK_EQ(c.desc_idx[2], 1);
+	CHECK_EQ(fake_dev_push(&h.dev, &c, 20), 0);
+	fake_dev_flush(&h.dev);
+	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 1);
+	CHECK(cookies[0] == COOKIE(20));
+	CHECK_EQ(lens[0], 20);
+	CHECK_EQ(virtq_last_used_idx(h.vq), virtq_avail_idx(h.vq));
+	CHECK_EQ(virtq_avail_idx(h.vq) & (NUM - 1), 2);
+	CHECK_EQ(fake_dev_vring_base(&h.dev), h_pos_enc(&h, virtq_avail_idx(h.vq)));
+	CHECK(!virtq_is_broken(h.vq));
+	CHECK_EQ(h.dev.driver_errors, 0);
+	ret = 0;
+teardown:
+	h_teardown(&h);
+	return ret;
+}
+
+/* True if a power-monitor wait on the address would sleep now. */
+static bool
+h_monitor_sleeps(volatile void *addr, uint64_t expected, uint64_t mask, uint8_t size)
+{
+	uint64_t v = size == 2 ? *(volatile uint16_t *)addr : *(volatile uint32_t *)addr;
+
+	return (v & mask) == expected;
+}
+
+/*
+ * virtq_monitor_addr: the condition holds (sleep) while nothing completed,
+ * fails as soon as the device completes, holds again once everything is
+ * taken; NULL on a broken queue.
+ */
+static int
+t_monitor_addr(const struct test_cfg *cfg)
+{
+	struct harness h;
+	struct fake_dev_chain c[3];
+	volatile void *addr;
+	uint64_t expected, mask;
+	uint8_t size;
+	void *cookie;
+	unsigned int i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 8), 0);
+	/* Idle, nothing posted. */
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(addr != NULL);
+	CHECK_EQ(size, 2);
+	if (t_packed(cfg)) {
+		const struct virtq_packed_desc *d = virtq_desc_area(h.vq);
+
+		CHECK(addr == &d[h.start & 7].flags);
+		CHECK_EQ(mask, VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED);
+	} else {
+		CHECK(addr == &((struct virtq_used *)virtq_device_area(h.vq))->idx);
+		CHECK_EQ(mask, 0xFFFF);
+		CHECK_EQ(expected, h.start);
+	}
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	CHECK(virtq_monitor_addr(h.vq, NULL, &mask, &size) == NULL);
+
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_add_in(&h, i + 1), 0);
+	h_kick(&h);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_dev_pop(&h, &c[i]), 0);
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	/* Out of order: the device completes the second buffer first. */
+	CHECK_EQ(fake_dev_push(&h.dev, &c[1], 4), 0);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));   /* not flushed */
+	fake_dev_flush(&h.dev);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	/* Asked again with the completion already there: no sleep. */
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(virtq_get_used(h.vq, &cookie, NULL, 1), 1);
+	CHECK(cookie == COOKIE(2));
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(fake_dev_push(&h.dev, &c[0], 4), 0);
+	CHECK_EQ(fake_dev_push(&h.dev, &c[2], 4), 0);
+	fake_dev_flush(&h.dev);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(h_drain(&h), 2);
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+
+	virtq_mark_broken(h.vq, "test");
+	CHECK(virtq_monitor_addr(h.vq, &expected, &mask, &size) == NULL);
+	ret = 0;
+teardown:
+	h_teardown(&h);
+	return ret;
+}
+
+/*
+ * SET_VRING_BASE / GET_VRING_BASE: the device decodes virtq_vring_base() into
+ * the driver's start position (h_restart() attaches it that way); after
+ * traffic, what the stopped device answers is exactly the vring base of a
+ * queue re-initialised at the driver's avail index, and the restarted pair
+ * works.
+ */
+static int
+t_vring_base(const struct test_cfg *cfg)
+{
+	struct harness h;
+	uint16_t base, i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 16), 0);
+	CHECK_EQ(virtq_vring_base(h.vq), t_packed(cfg) ? h_pos_enc(&h, h.start) : h.start);
+	CHECK_EQ(fake_dev_vring_base(&h.dev), virtq_vring_base(h.vq));
+	for (i = 0; i < 7; i++) {
+		CHECK_EQ(h_add_chain(&h, i + 1, 1, (uint16_t)(1 + i % 3), 8), 0);
+		h_kick(&h);
+		CHECK_EQ(h_dev_complete_all(&h), 1);
+		CHECK_EQ(h_drain(&h), 1);
+	}
+	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 7 + 13 : 7)));
+	base = fake_dev_vring_base(&h.dev);         /* GET_VRING_BASE */
+	CHECK_EQ(h_restart(&h, virtq_avail_idx(h.vq)), 0);
+	CHECK_EQ(virtq_vring_base(h.vq), base);
+	CHECK_EQ(fake_dev_vring_base(&h.dev), base);
+	CHECK_EQ(h_round_trip(&h, 16), 0);
+	CHECK_EQ(h_round_trip(&h, 16), 0);
+	CHECK_EQ(h.dev.driver_errors, 0);
+	CHECK(!virtq_is_broken(h.vq));
 	ret = 0;
 teardown:
 	h_teardown(&h);
@@ -1655,36 +2120,45 @@ struct test_case {
 	const char *name;
 	int (*fn)(const struct test_cfg *cfg);
 	enum test_runs runs;
+	enum test_layouts layouts;
 };
 
 static const struct test_case test_cases[] = {
-	{ "params and sizes", t_params_sizes, RUN_ONCE },
-	{ "need_event truth table", t_need_event_table, RUN_ONCE },
-	{ "init layout", t_init_layout, RUN_ALL },
-	{ "index wrap round trips", t_wrap, RUN_ALL },
-	{ "kick suppression NO_NOTIFY", t_kick_no_notify, RUN_FLAGS },
-	{ "kick suppression avail_event", t_kick_avail_event, RUN_EVENT_IDX },
-	{ "interrupt suppression", t_intr_suppression, RUN_ALL },
-	{ "re-arm race", t_rearm_race, RUN_ALL },
-	{ "re-arm race, device thread", t_rearm_race_threads, RUN_ALL },
-	{ "kick race, device thread", t_kick_race_threads, RUN_ALL },
-	{ "arming an armed queue writes nothing", t_arm_idempotent, RUN_ALL },
-	{ "bad used: id out of range", t_bad_id_range, RUN_ALL },
-	{ "bad used: id inside a chain", t_bad_id_middle, RUN_ALL },
-	{ "bad used: head returned twice", t_bad_id_twice, RUN_ALL },
-	{ "bad used: len too large", t_bad_len, RUN_ALL },
-	{ "bad used: used idx jump", t_bad_used_jump, RUN_ALL },
-	{ "bad used: used idx jump seen by used_count", t_bad_used_jump_count, RUN_ALL },
-	{ "used idx bounds", t_used_idx_bounds, RUN_ALL },
-	{ "used len bounds", t_used_len_bounds, RUN_ALL },
-	{ "add errors", t_add_errors, RUN_ALL },
-	{ "detach_unused", t_detach_unused, RUN_ALL },
-	{ "re-init after detach", t_reinit_after_detach, RUN_ALL },
+	{ "params and sizes", t_params_sizes, RUN_ONCE, ON_BOTH },
+	{ "need_event truth table", t_need_event_table, RUN_ONCE, ON_BOTH },
+	{ "init layout", t_init_layout, RUN_ALL, ON_BOTH },
+	{ "index wrap round trips", t_wrap, RUN_ALL, ON_BOTH },
+	{ "kick suppression NO_NOTIFY", t_kick_no_notify, RUN_FLAGS, ON_BOTH },
+	{ "kick suppression avail_event", t_kick_avail_event, RUN_EVENT_IDX, ON_BOTH },
+	{ "interrupt suppression", t_intr_suppression, RUN_ALL, ON_BOTH },
+	{ "re-arm race", t_rearm_race, RUN_ALL, ON_BOTH },
+	{ "re-arm race, device thread", t_rearm_race_threads, RUN_ALL, ON_BOTH },
+	{ "kick race, device thread", t_kick_race_threads, RUN_ALL, ON_BOTH },
+	{ "arming an armed queue writes nothing", t_arm_idempotent, RUN_ALL, ON_BOTH },
+	{ "bad used: id out of range", t_bad_id_range, RUN_ALL, ON_BOTH },
+	{ "bad used: id not outstanding", t_bad_id_middle, RUN_ALL, ON_BOTH },
+	{ "bad used: id returned twice", t_bad_id_twice, RUN_ALL, ON_BOTH },
+	{ "bad used: len too large", t_bad_len, RUN_ALL, ON_BOTH },
+	{ "bad used: used idx jump", t_bad_used_jump, RUN_ALL, ON_SPLIT },
+	{ "bad used: used idx jump seen by used_count", t_bad_used_jump_count, RUN_ALL, ON_SPLIT },
+	{ "bad used: used descriptor where none expected", t_packed_unexpected, RUN_ALL,
+	  ON_PACKED },
+	{ "used idx bounds", t_used_idx_bounds, RUN_ALL, ON_SPLIT },
+	{ "packed ring edges", t_packed_ring_edges, RUN_ALL, ON_PACKED },
+	{ "used len bounds", t_used_len_bounds, RUN_ALL, ON_BOTH },
+	{ "add errors", t_add_errors, RUN_ALL, ON_BOTH },
+	{ "detach_unused", t_detach_unused, RUN_ALL, ON_BOTH },
+	{ "re-init after detach", t_reinit_after_detach, RUN_ALL, ON_BOTH },
+	{ "monitor address", t_monitor_addr, RUN_ALL, ON_BOTH },
+	{ "vring base", t_vring_base, RUN_ALL, ON_BOTH },
 };
 
 static bool
 test_runs_on(const struct test_case *tc, const struct test_cfg *cfg, size_t cfg_idx)
 {
+	if ((tc->layouts == ON_SPLIT && cfg->layout != VIRTQ_LAYOUT_SPLIT) ||
+	    (tc->layouts == ON_PACKED && cfg->layout != VIRTQ_LAYOUT_PACKED))
+		return false;
 	switch (tc->runs) {
 	case RUN_ALL:
 		return true;
@@ -1696,6 +2170,20 @@ test_runs_on(const struct test_case *tc, const struct test_cfg *cfg, size_t cfg_
 		return cfg_idx == 0;
 	}
 	return false;
+}
+
+static const char *
+test_start_name(const struct test_cfg *cfg)
+{
+	switch (cfg->start) {
+	case START_ZERO:
+		return "0";
+	case START_NEAR:
+		return t_packed(cfg) ? "0xfff0 (num-16, wrap 0)" : "0xfff0";
+	case START_NEAR_W1:
+		return "0xfff0-num (num-16, wrap 1)";
+	}
+	return "?";
 }
 
 static const char *
@@ -1733,10 +2221,10 @@ main(void)
 			if (tc->runs == RUN_ONCE)
 				printf("%s %u - %s\n", r == 0 ? "ok" : "not ok", n, tc->name);
 			else
-				printf("%s %u - %s [%s event_idx=%s start=0x%04x]\n",
+				printf("%s %u - %s [%s event_idx=%s start=%s]\n",
 				       r == 0 ? "ok" : "not ok", n, tc->name,
 				       test_layout_name(cfg->layout), cfg->event_idx ? "on" : "off",
-				       cfg->start);
+				       test_start_name(cfg));
 		}
 	}
 	return failed == 0 ? 0 : 1;
