@@ -499,6 +499,38 @@ napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	e->wake_window = true;
 }
 
+/*
+ * The housekeeping timeout passed with no event. A port that cannot re-check
+ * at arming (no rx_queue_count) may have lost a wakeup: poll each of its
+ * armed entries once (disarm and schedule). Where the count is available,
+ * only an entry that shows work is scheduled (a wakeup the port lost).
+ */
+static void
+napi_timeout_check(struct napi_ctx *ctx, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nb; i++) {
+		struct napi_entry *e = &ctx->q[i];
+		int cnt;
+
+		if (!e->armed || e->scheduled)
+			continue;
+		if (e->count_ok) {
+			cnt = ctx->ops->rx_queue_count(ctx->arg, e->conf.port, e->conf.queue);
+			if (cnt == 0)
+				continue;
+			if (cnt == -ENOTSUP)
+				e->count_ok = false;
+		}
+		NAPI_ADD(e->st.timeout_polls, 1);
+		napi_disarm(ctx, e, now);
+		e->scheduled = true;
+		NAPI_SET(e->st.scheduled, true);
+		e->short_rounds = 0;
+	}
+}
+
 /* Which entry does this epoll data name? NULL: none of ours. */
 static struct napi_entry *
 napi_event_entry(struct napi_ctx *ctx, void *data)
@@ -534,6 +566,7 @@ napi_sleep(struct napi_ctx *ctx)
 	}
 	if (n == 0) {
 		NAPI_ADD(ctx->st.sleep_timeouts, 1);
+		napi_timeout_check(ctx, t1);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
@@ -711,6 +744,7 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->arm_errors = NAPI_GET(e->st.arm_errors);
 	s->wakeups = NAPI_GET(e->st.wakeups);
 	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
+	s->timeout_polls = NAPI_GET(e->st.timeout_polls);
 	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
 	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
 	s->busy_cycles = NAPI_GET(e->st.busy_cycles);

@@ -187,6 +187,7 @@ struct napi_queue_stats {
 	uint64_t arm_errors;      /**< intr_enable/register failures (the entry polls from then on). */
 	uint64_t wakeups;         /**< Epoll events for this entry. */
 	uint64_t spurious_wakeups;/**< Wakeups whose first poll found nothing. */
+	uint64_t timeout_polls;   /**< Disarmed and polled at a housekeeping timeout (see napi_poll_once). */
 	uint64_t wakeup_packets;  /**< Packets from a wakeup to the next arm. */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
@@ -277,7 +278,10 @@ int napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf);
  * mode says so (disarming again on a race, see the file comment); if no
  * entry is left scheduled, sleep until an armed entry's interrupt, the
  * housekeeping timeout, napi_stop() or a signal, then disarm and schedule
- * the woken entries (they are polled in the next round).
+ * the woken entries (they are polled in the next round). At the
+ * housekeeping timeout, armed entries whose port has no rx_queue_count
+ * (no re-check at arming: a wakeup may have been lost), or whose count
+ * shows work, are disarmed and scheduled as well (timeout_polls).
  *
  * The first call registers the entries' interrupts with the calling
  * thread's epoll instance: call it always from the same thread.

@@ -5,7 +5,7 @@
 /*
  * Telemetry: /napi/lcores lists the lcores with a context, /napi/stats,<lcore>
  * gives that context's counters and one dictionary per entry
- * ("q<port>.<queue>"). Read with dpdk-telemetry.py.
+ * ("q<port>_<queue>": telemetry names allow only [A-Za-z0-9_/]). Read with dpdk-telemetry.py.
  */
 
 #include <errno.h>
@@ -61,6 +61,7 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(arm_errors),
 	NAPI_QUEUE_FIELD(wakeups),
 	NAPI_QUEUE_FIELD(spurious_wakeups),
+	NAPI_QUEUE_FIELD(timeout_polls),
 	NAPI_QUEUE_FIELD(wakeup_packets),
 	NAPI_QUEUE_FIELD(armed_cycles),
 	NAPI_QUEUE_FIELD(busy_cycles),
@@ -125,7 +126,7 @@ napi_tel_stats_of(struct napi_ctx *ctx, void *arg)
 		rte_tel_data_add_dict_int(q, "armed", qs[i].armed);
 		rte_tel_data_add_dict_int(q, "scheduled", qs[i].scheduled);
 		napi_tel_fill(q, &qs[i], napi_tel_queue, RTE_DIM(napi_tel_queue));
-		snprintf(name, sizeof(name), "q%u.%u", qs[i].port, qs[i].queue);
+		snprintf(name, sizeof(name), "q%u_%u", qs[i].port, qs[i].queue);
 		if (rte_tel_data_add_dict_container(req->d, name, q, 0) != 0) {
 			rte_tel_data_free(q);
 			return -ENOSPC;

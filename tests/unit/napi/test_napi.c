@@ -566,6 +566,76 @@ teardown:
 	return ret;
 }
 
+/* A context with a housekeeping timeout over nb interrupt-mode queues. */
+static struct napi_ctx *
+setup_timeout(unsigned int nb)
+{
+	struct napi_ctx_conf conf;
+	struct napi_ctx *ctx;
+	unsigned int i;
+
+	fake_init(&fp, nb);
+	napi_ctx_conf_init(&conf);
+	conf.lcore_id = 3;
+	conf.tsc_hz = 1000000;
+	conf.sleep_timeout_ms = 10;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	for (i = 0; ctx != NULL && i < nb; i++) {
+		struct napi_queue_conf qc = {
+			.port = 0, .queue = (uint16_t)i, .mode = NAPI_MODE_INTERRUPT,
+			.handler = count_handler,
+		};
+
+		napi_queue_add(ctx, &qc);
+	}
+	return ctx;
+}
+
+static int
+test_timeout_rescues_lost_wakeup(void)
+{
+	struct napi_ctx *ctx = setup_timeout(2);
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_poll_once(ctx), 0);           /* both armed, asleep, timeout */
+	CHECK_EQ(fp.waits, 1);
+	/* count supported, nothing there: timeouts leave the queues armed */
+	CHECK_EQ(fp.q[0].disables + fp.q[1].disables, 0);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.waits, 2);
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+	/* a packet lands on q1 without a signal (a lost wakeup) */
+	fp.q[1].waiting = 2;
+	CHECK_EQ(napi_poll_once(ctx), 0);           /* timeout: q1 shows work */
+	CHECK_EQ(fp.q[1].disables, 1);
+	CHECK_EQ(fp.q[0].disables, 0);
+	CHECK_EQ(qstats(ctx, 1).timeout_polls, 1);
+	CHECK_EQ(qstats(ctx, 1).wakeups, 0);
+	CHECK_EQ(napi_poll_once(ctx), 2);           /* polled */
+	CHECK_EQ(fp.q[0].rx_calls, 1);
+
+	/* without rx_queue_count every armed queue is polled at a timeout */
+	napi_ctx_free(ctx);
+	ctx = setup_timeout(2);
+	CHECK(ctx != NULL);
+	fp.count_supported = false;
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(fp.q[0].disables, 1);
+	CHECK_EQ(fp.q[1].disables, 1);
+	CHECK_EQ(qstats(ctx, 0).timeout_polls, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);           /* polls both, re-arms, sleeps */
+	CHECK_EQ(fp.q[0].rx_calls, 2);
+	CHECK_EQ(fp.q[1].rx_calls, 2);
+	CHECK_EQ(fp.waits, 2);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
 static int
 test_stop(void)
 {
@@ -912,6 +982,8 @@ static const struct test_case tests[] = {
 	{ "wakeup disarms exactly the woken queues and polls them", test_wakeup_disarms_woken_only },
 	{ "spurious wakeup counted", test_spurious_wakeup },
 	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr },
+	{ "housekeeping timeout polls queues that may have lost a wakeup",
+	  test_timeout_rescues_lost_wakeup },
 	{ "napi_stop wakes and stops", test_stop },
 	{ "registration failure: polling only", test_register_failure_polls },
 	{ "free disarms and unregisters", test_free_unregisters },

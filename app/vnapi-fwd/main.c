@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * vnapi-fwd: forward packets between ethdev ports with lib/napi scheduling
+ * every rx queue (poll, interrupt or hybrid).
+ *
+ * Usage: vnapi-fwd [EAL options] -- [--config '(port,queue,lcore)[,...]']
+ *        [--fwd io|macswap] [--mode poll|interrupt|hybrid] [--budget N]
+ *        [--idle-polls N] [--idle-us N] [--no-disable-on-race] [--stats N]
+ *        [--sleep-timeout-ms N] [--tx-retries N] [--nb-rxd N] [--nb-txd N]
+ *        [--duration S]
+ *
+ * Forwarding: with one port, packets go back out of it; with more, ports
+ * are paired in ascending order (first with second, third with fourth; an
+ * odd last port sends back to itself). Every lcore has its own tx queue on
+ * every port (tx queue index = the lcore's position in the config).
+ *
+ * Ends on SIGINT, SIGTERM or after --duration, prints final counters and a
+ * last line "FINAL rx=N tx=N dropped=N" (rx = tx + dropped).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "napi.h"
+
+#define FWD_MAX_ENTRIES 64
+#define FWD_MAX_LCORES  16
+#define FWD_MBUF_CACHE  256
+#define FWD_NB_RXD      512
+#define FWD_NB_TXD      512
+
+enum fwd_kind {
+	FWD_IO,
+	FWD_MACSWAP,
+};
+
+struct fwd_entry {
+	uint16_t port;
+	uint16_t queue;
+	unsigned int lcore;
+};
+
+/* Handler argument of one rx entry. */
+struct fwd_target {
+	uint16_t dst_port;
+	uint16_t dst_queue;
+	struct fwd_lcore *lc;
+};
+
+struct fwd_lcore {
+	unsigned int lcore;
+	uint16_t txq;                /* this lcore's tx queue on every port */
+	struct napi_ctx *ctx;
+	struct fwd_target targets[FWD_MAX_ENTRIES];
+	unsigned int nb_targets;
+	/* Written by the lcore only, read at the end. */
+	uint64_t rx;
+	uint64_t tx;
+	uint64_t dropped;
+	int ret;
+};
+
+struct fwd_opts {
+	struct fwd_entry entries[FWD_MAX_ENTRIES];
+	unsigned int nb_entries;
+	enum fwd_kind fwd;
+	enum napi_mode mode;
+	uint16_t budget;
+	uint32_t idle_polls;
+	uint32_t idle_us;
+	bool disable_on_race;
+	uint32_t stats_s;
+	uint32_t sleep_timeout_ms;
+	uint32_t tx_retries;
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	uint32_t duration_s;
+};
+
+static struct fwd_opts opts = {
+	.fwd = FWD_IO,
+	.mode = NAPI_MODE_HYBRID,
+	.budget = NAPI_BUDGET_DEFAULT,
+	.idle_polls = NAPI_IDLE_POLLS_DEFAULT,
+	.idle_us = 0,
+	.disable_on_race = true,
+	.tx_retries = NAPI_TX_RETRIES_DEFAULT,
+	.nb_rxd = FWD_NB_RXD,
+	.nb_txd = FWD_NB_TXD,
+};
+
+static struct fwd_lcore fwd_lcores[FWD_MAX_LCORES];
+static unsigned int fwd_nb_lcores;
+static uint16_t fwd_ports[RTE_MAX_ETHPORTS];
+static unsigned int fwd_nb_ports;
+static volatile sig_atomic_t fwd_quit;
+
+/* ---- signals ---------------------------------------------------------------- */
+
+static void
+fwd_on_signal(int sig)
+{
+	unsigned int i;
+
+	fwd_quit = 1;
+	/* napi_stop is async-signal-safe: a flag and an eventfd write. */
+	for (i = 0; i < fwd_nb_lcores; i++)
+		if (fwd_lcores[i].ctx != NULL)
+			napi_stop(fwd_lcores[i].ctx);
+}
+
+static const int fwd_signals[] = { SIGINT, SIGTERM, SIGALRM };
+
+static void
+fwd_block_signals(int how)
+{
+	sigset_t set;
+	unsigned int i;
+
+	sigemptyset(&set);
+	for (i = 0; i < RTE_DIM(fwd_signals); i++)
+		sigaddset(&set, fwd_signals[i]);
+	pthread_sigmask(how, &set, NULL);
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [EAL options] -- [options]\n"
+		"  --config '(port,queue,lcore)[,...]'  rx queues and the lcore polling each\n"
+		"                          (default: (0,0,<main lcore>))\n"
+		"  --fwd io|macswap        forwarding (default io)\n"
+		"  --mode poll|interrupt|hybrid  scheduling of every rx queue (default hybrid)\n"
+		"  --budget N              packets per queue per round, 1..%u (default %u)\n"
+		"  --idle-polls N          hybrid: short rounds before arming (default %u; 0 off)\n"
+		"  --idle-us N             hybrid: microseconds without packets before arming (default 0: off)\n"
+		"  --no-disable-on-race    leave a queue armed when the arming re-check finds work\n"
+		"  --stats N               print per-queue figures every N seconds (default 0: off)\n"
+		"  --sleep-timeout-ms N    housekeeping timeout of a sleeping lcore (default 0: none)\n"
+		"  --tx-retries N          tx back-pressure retries with reclaim (default %u)\n"
+		"  --nb-rxd N, --nb-txd N  ring sizes (default %u, %u)\n"
+		"  --duration S            stop after S seconds (default 0: at SIGINT/SIGTERM)\n",
+		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_IDLE_POLLS_DEFAULT,
+		NAPI_TX_RETRIES_DEFAULT, FWD_NB_RXD, FWD_NB_TXD);
+}
+
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "(p,q,l),(p,q,l)" */
+static int
+parse_config(const char *s, struct fwd_opts *o)
+{
+	const char *p = s;
+
+	o->nb_entries = 0;
+	while (*p != '\0') {
+		unsigned int port, queue, lcore;
+		int used = 0;
+
+		if (o->nb_entries == FWD_MAX_ENTRIES)
+			return -ENOSPC;
+		if (sscanf(p, " (%u , %u , %u ) %n", &port, &queue, &lcore, &used) != 3 ||
+		    used == 0)
+			return -EINVAL;
+		if (port >= RTE_MAX_ETHPORTS || queue > UINT16_MAX || lcore >= RTE_MAX_LCORE)
+			return -ERANGE;
+		o->entries[o->nb_entries++] = (struct fwd_entry){
+			.port = (uint16_t)port, .queue = (uint16_t)queue, .lcore = lcore };
+		p += used;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			return -EINVAL;
+	}
+	return o->nb_entries > 0 ? 0 : -EINVAL;
+}
+
+static int
+parse_args(int argc, char **argv, struct fwd_opts *o)
+{
+	enum {
+		OPT_CONFIG = 256, OPT_FWD, OPT_MODE, OPT_BUDGET, OPT_IDLE_POLLS, OPT_IDLE_US,
+		OPT_NO_DOR, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
+		OPT_DURATION, OPT_HELP,
+	};
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "fwd", required_argument, NULL, OPT_FWD },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
+		{ "idle-polls", required_argument, NULL, OPT_IDLE_POLLS },
+		{ "idle-us", required_argument, NULL, OPT_IDLE_US },
+		{ "no-disable-on-race", no_argument, NULL, OPT_NO_DOR },
+		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "sleep-timeout-ms", required_argument, NULL, OPT_SLEEP_TMO },
+		{ "tx-retries", required_argument, NULL, OPT_TX_RETRIES },
+		{ "nb-rxd", required_argument, NULL, OPT_NB_RXD },
+		{ "nb-txd", required_argument, NULL, OPT_NB_TXD },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t v;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		ret = 0;
+		switch (c) {
+		case OPT_CONFIG:
+			ret = parse_config(optarg, o);
+			break;
+		case OPT_FWD:
+			if (strcmp(optarg, "io") == 0)
+				o->fwd = FWD_IO;
+			else if (strcmp(optarg, "macswap") == 0)
+				o->fwd = FWD_MACSWAP;
+			else
+				ret = -EINVAL;
+			break;
+		case OPT_MODE:
+			ret = napi_mode_parse(optarg, &o->mode);
+			break;
+		case OPT_BUDGET:
+			ret = parse_u32(optarg, 1, NAPI_BUDGET_MAX, &v);
+			o->budget = (uint16_t)v;
+			break;
+		case OPT_IDLE_POLLS:
+			ret = parse_u32(optarg, 0, UINT32_MAX, &o->idle_polls);
+			break;
+		case OPT_IDLE_US:
+			ret = parse_u32(optarg, 0, 60000000, &o->idle_us);
+			break;
+		case OPT_NO_DOR:
+			o->disable_on_race = false;
+			break;
+		case OPT_STATS:
+			ret = parse_u32(optarg, 0, 3600, &o->stats_s);
+			break;
+		case OPT_SLEEP_TMO:
+			ret = parse_u32(optarg, 0, 3600000, &o->sleep_timeout_ms);
+			break;
+		case OPT_TX_RETRIES:
+			ret = parse_u32(optarg, 0, 1000000, &o->tx_retries);
+			break;
+		case OPT_NB_RXD:
+			ret = parse_u32(optarg, 1, 32768, &v);
+			o->nb_rxd = (uint16_t)v;
+			break;
+		case OPT_NB_TXD:
+			ret = parse_u32(optarg, 1, 32768, &v);
+			o->nb_txd = (uint16_t)v;
+			break;
+		case OPT_DURATION:
+			ret = parse_u32(optarg, 0, 864000, &o->duration_s);
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (ret != 0) {
+			fprintf(stderr, "bad value for --%s: '%s'\n", lo[c - OPT_CONFIG].name,
+				optarg);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->nb_entries == 0)
+		o->entries[o->nb_entries++] = (struct fwd_entry){
+			.port = 0, .queue = 0, .lcore = rte_get_main_lcore() };
+	return 0;
+}
+
+/* ---- forwarding -------------------------------------------------------------- */
+
+static void
+fwd_macswap(struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_ether_hdr *eh;
+		struct rte_ether_addr tmp;
+
+		if (rte_pktmbuf_data_len(pkts[i]) < sizeof(*eh))
+			continue;
+		eh = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
+		rte_ether_addr_copy(&eh->dst_addr, &tmp);
+		rte_ether_addr_copy(&eh->src_addr, &eh->dst_addr);
+		rte_ether_addr_copy(&tmp, &eh->src_addr);
+	}
+}
+
+static void
+fwd_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n, void *arg)
+{
+	struct fwd_target *t = arg;
+	uint16_t sent, i;
+
+	if (opts.fwd == FWD_MACSWAP)
+		fwd_macswap(pkts, n);
+	sent = napi_tx(ctx, t->dst_port, t->dst_queue, pkts, n);
+	for (i = sent; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);
+	t->lc->rx += n;
+	t->lc->tx += sent;
+	t->lc->dropped += n - sent;
+}
+
+static int
+fwd_lcore_main(void *arg)
+{
+	struct fwd_lcore *lc = arg;
+
+	lc->ret = napi_run(lc->ctx);
+	return lc->ret;
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static struct fwd_lcore *
+fwd_lcore_get(unsigned int lcore)
+{
+	unsigned int i;
+
+	for (i = 0; i < fwd_nb_lcores; i++)
+		if (fwd_lcores[i].lcore == lcore)
+			return &fwd_lcores[i];
+	if (fwd_nb_lcores == FWD_MAX_LCORES)
+		return NULL;
+	fwd_lcores[fwd_nb_lcores] = (struct fwd_lcore){
+		.lcore = lcore, .txq = (uint16_t)fwd_nb_lcores };
+	return &fwd_lcores[fwd_nb_lcores++];
+}
+
+static bool
+fwd_port_used(uint16_t port)
+{
+	unsigned int i;
+
+	for (i = 0; i < fwd_nb_ports; i++)
+		if (fwd_ports[i] == port)
+			return true;
+	return false;
+}
+
+static uint16_t
+fwd_dst_port(uint16_t port)
+{
+	unsigned int i;
+
+	for (i = 0; i < fwd_nb_ports; i++) {
+		if (fwd_ports[i] != port)
+			continue;
+		if (i % 2 == 0)
+			return i + 1 < fwd_nb_ports ? fwd_ports[i + 1] : port;
+		return fwd_ports[i - 1];
+	}
+	return port;
+}
+
+static int
+cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+static int
+fwd_port_setup(uint16_t port, struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxq = 0, nb_rxd = opts.nb_rxd, nb_txd = opts.nb_txd, q;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < opts.nb_entries; i++)
+		if (opts.entries[i].port == port)
+			nb_rxq = RTE_MAX(nb_rxq, (uint16_t)(opts.entries[i].queue + 1));
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (nb_rxq > info.max_rx_queues || fwd_nb_lcores > info.max_tx_queues) {
+		fprintf(stderr, "port %u: %u rx / %u tx queues wanted, %u / %u available\n",
+			port, nb_rxq, fwd_nb_lcores, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.intr_conf.rxq = opts.mode != NAPI_MODE_POLL;
+	ret = rte_eth_dev_configure(port, nb_rxq, (uint16_t)fwd_nb_lcores, &conf);
+	if (ret != 0) {
+		fprintf(stderr, "port %u: configure failed: %s\n", port, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		return ret;
+	for (q = 0; q < nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, rte_eth_dev_socket_id(port),
+					     NULL, pool);
+		if (ret != 0) {
+			fprintf(stderr, "port %u rxq %u: setup failed: %s\n", port, q,
+				rte_strerror(-ret));
+			return ret;
+		}
+	}
+	for (q = 0; q < fwd_nb_lcores; q++) {
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, rte_eth_dev_socket_id(port), NULL);
+		if (ret != 0) {
+			fprintf(stderr, "port %u txq %u: setup failed: %s\n", port, q,
+				rte_strerror(-ret));
+			return ret;
+		}
+	}
+	ret = rte_eth_dev_start(port);
+	if (ret != 0) {
+		fprintf(stderr, "port %u: start failed: %s\n", port, rte_strerror(-ret));
+		return ret;
+	}
+	rte_eth_promiscuous_enable(port); /* not every vdev has it: ignored */
+	printf("port %u (%s): %u rxq x %u, %u txq x %u, rx interrupts %s\n", port,
+	       info.driver_name, nb_rxq, nb_rxd, fwd_nb_lcores, nb_txd,
+	       conf.intr_conf.rxq ? "on" : "off");
+	return 0;
+}
+
+static int
+fwd_setup(struct rte_mempool **poolp)
+{
+	struct rte_mempool *pool;
+	unsigned int i, nb_mbufs;
+	int ret;
+
+	for (i = 0; i < opts.nb_entries; i++) {
+		const struct fwd_entry *e = &opts.entries[i];
+
+		if (!rte_eth_dev_is_valid_port(e->port)) {
+			fprintf(stderr, "--config: port %u does not exist (%u ports)\n", e->port,
+				rte_eth_dev_count_avail());
+			return -EINVAL;
+		}
+		if (!rte_lcore_is_enabled(e->lcore)) {
+			fprintf(stderr, "--config: lcore %u is not enabled in EAL\n", e->lcore);
+			return -EINVAL;
+		}
+		if (fwd_lcore_get(e->lcore) == NULL) {
+			fprintf(stderr, "--config: more than %u lcores\n", FWD_MAX_LCORES);
+			return -EINVAL;
+		}
+		if (!fwd_port_used(e->port))
+			fwd_ports[fwd_nb_ports++] = e->port;
+	}
+	qsort(fwd_ports, fwd_nb_ports, sizeof(fwd_ports[0]), cmp_u16);
+
+	nb_mbufs = fwd_nb_ports * (FWD_MAX_ENTRIES * opts.nb_rxd / 4 + fwd_nb_lcores * opts.nb_txd) +
+		   fwd_nb_lcores * (FWD_MBUF_CACHE + NAPI_BUDGET_MAX) + 8192;
+	pool = rte_pktmbuf_pool_create("fwd_pool", nb_mbufs, FWD_MBUF_CACHE, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (pool == NULL) {
+		fprintf(stderr, "mbuf pool of %u: %s\n", nb_mbufs, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	*poolp = pool;
+	for (i = 0; i < fwd_nb_ports; i++) {
+		ret = fwd_port_setup(fwd_ports[i], pool);
+		if (ret != 0)
+			return ret;
+	}
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_lcore *lc = &fwd_lcores[i];
+		struct napi_ctx_conf cc;
+
+		napi_ctx_conf_init(&cc);
+		cc.lcore_id = lc->lcore;
+		cc.idle_polls = opts.idle_polls;
+		cc.idle_us = opts.idle_us;
+		cc.disable_on_race = opts.disable_on_race;
+		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
+		cc.tx_retries = opts.tx_retries;
+		lc->ctx = napi_ctx_create(&cc);
+		if (lc->ctx == NULL) {
+			fprintf(stderr, "lcore %u: napi context: %s\n", lc->lcore,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	for (i = 0; i < opts.nb_entries; i++) {
+		const struct fwd_entry *e = &opts.entries[i];
+		struct fwd_lcore *lc = fwd_lcore_get(e->lcore);
+		struct fwd_target *t = &lc->targets[lc->nb_targets++];
+		struct napi_queue_conf qc;
+
+		t->dst_port = fwd_dst_port(e->port);
+		t->dst_queue = lc->txq;
+		t->lc = lc;
+		memset(&qc, 0, sizeof(qc));
+		qc.port = e->port;
+		qc.queue = e->queue;
+		qc.mode = opts.mode;
+		qc.budget = opts.budget;
+		qc.handler = fwd_handler;
+		qc.handler_arg = t;
+		qc.has_tx = true;
+		qc.tx_port = t->dst_port;
+		qc.tx_queue = t->dst_queue;
+		ret = napi_queue_add(lc->ctx, &qc);
+		if (ret < 0) {
+			fprintf(stderr, "(%u,%u,%u): napi_queue_add: %s\n", e->port, e->queue,
+				e->lcore, rte_strerror(-ret));
+			return ret;
+		}
+		printf("rx port %u queue %u on lcore %u -> tx port %u queue %u, %s, budget %u\n",
+		       e->port, e->queue, e->lcore, t->dst_port, t->dst_queue,
+		       napi_mode_name(opts.mode), opts.budget);
+	}
+	return 0;
+}
+
+/* ---- periodic stats ---------------------------------------------------------- */
+
+struct fwd_snap {
+	struct napi_lcore_stats ls;
+	struct napi_queue_stats qs[FWD_MAX_ENTRIES];
+	int nb;
+};
+
+static struct fwd_snap fwd_prev[FWD_MAX_LCORES];
+
+static double
+ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
+static void
+fwd_stats_print(double dt, double t)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_snap now, *pv = &fwd_prev[i];
+		double cyc;
+
+		now.nb = napi_stats_get(fwd_lcores[i].ctx, &now.ls, now.qs, FWD_MAX_ENTRIES);
+		cyc = dt * (double)now.ls.tsc_hz;
+		for (j = 0; j < now.nb && j < FWD_MAX_ENTRIES; j++) {
+			const struct napi_queue_stats *q = &now.qs[j], *p = &pv->qs[j];
+			uint64_t dw = q->wakeups - p->wakeups;
+
+			printf("STATS t=%.1f lcore=%u port=%u queue=%u pps=%.0f wakeups_s=%.1f"
+			       " pkts_per_wakeup=%.2f busy_pct=%.2f races=%" PRIu64
+			       " wakeups=%" PRIu64 " packets=%" PRIu64 "\n",
+			       t, fwd_lcores[i].lcore, q->port, q->queue,
+			       (double)(q->packets - p->packets) / dt, (double)dw / dt,
+			       ratio(q->wakeup_packets - p->wakeup_packets, dw),
+			       100.0 * (double)(q->busy_cycles - p->busy_cycles) / cyc,
+			       q->races, q->wakeups, q->packets);
+		}
+		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
+		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
+		       " spurious=%" PRIu64 " races=%" PRIu64 " tx_unsent=%" PRIu64 "\n",
+		       t, fwd_lcores[i].lcore, (double)(now.ls.packets - pv->ls.packets) / dt,
+		       (double)(now.ls.wakeups - pv->ls.wakeups) / dt,
+		       100.0 * (double)(now.ls.busy_cycles - pv->ls.busy_cycles) / cyc,
+		       RTE_MAX(0.0, 100.0 - 100.0 * (double)(now.ls.sleep_cycles -
+							     pv->ls.sleep_cycles) / cyc),
+		       now.ls.sleeps, now.ls.wakeups, now.ls.spurious_wakeups, now.ls.races,
+		       now.ls.tx_unsent);
+		*pv = now;
+	}
+	fflush(stdout);
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *
+fwd_stats_thread(void *arg)
+{
+	uint64_t t0 = mono_ns(), last = t0, next = t0;
+
+	(void)arg;
+	fwd_block_signals(SIG_BLOCK);
+	while (!fwd_quit) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 200000000 };
+		uint64_t now;
+
+		nanosleep(&ts, NULL);
+		now = mono_ns();
+		if (now < next + (uint64_t)opts.stats_s * 1000000000ull)
+			continue;
+		next += (uint64_t)opts.stats_s * 1000000000ull;
+		fwd_stats_print((double)(now - last) / 1e9, (double)(now - t0) / 1e9);
+		last = now;
+	}
+	return NULL;
+}
+
+/* ---- main --------------------------------------------------------------------- */
+
+static void
+fwd_final(void)
+{
+	uint64_t rx = 0, tx = 0, dropped = 0;
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_lcore *lc = &fwd_lcores[i];
+		struct napi_queue_stats qs[FWD_MAX_ENTRIES];
+		struct napi_lcore_stats ls;
+		int nb;
+
+		if (lc->ctx == NULL)
+			continue;
+		nb = napi_stats_get(lc->ctx, &ls, qs, FWD_MAX_ENTRIES);
+		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++)
+			printf("QUEUE lcore=%u port=%u queue=%u mode=%s polls=%" PRIu64
+			       " empty_polls=%" PRIu64 " packets=%" PRIu64 " arms=%" PRIu64
+			       " races=%" PRIu64 " arm_errors=%" PRIu64 " wakeups=%" PRIu64
+			       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
+			       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
+			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64 "\n",
+			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
+			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
+			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
+			       qs[j].spurious_wakeups, qs[j].timeout_polls,
+			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
+			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
+			       qs[j].tx_reclaimed);
+		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
+		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
+		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f\n",
+		       lc->lcore, ls.rounds, ls.sleeps, ratio(ls.sleep_cycles, ls.tsc_hz),
+		       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
+		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups));
+		rx += lc->rx;
+		tx += lc->tx;
+		dropped += lc->dropped;
+	}
+	printf("FINAL rx=%" PRIu64 " tx=%" PRIu64 " dropped=%" PRIu64 "\n", rx, tx, dropped);
+	fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rte_mempool *pool = NULL;
+	struct fwd_lcore *main_lc = NULL;
+	struct sigaction sa;
+	pthread_t stats_tid;
+	bool stats_started = false;
+	unsigned int i;
+	int ret, code = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* EAL's threads (and every lcore) inherit the blocked set: the signals
+	 * reach the main thread only, whose sleep they interrupt. */
+	fwd_block_signals(SIG_BLOCK);
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	if (parse_args(argc, argv, &opts) != 0) {
+		usage("vnapi-fwd");
+		rte_eal_cleanup();
+		return 2;
+	}
+	ret = fwd_setup(&pool);
+	if (ret != 0) {
+		code = 1;
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fwd_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < RTE_DIM(fwd_signals); i++)
+		sigaction(fwd_signals[i], &sa, NULL);
+
+	if (opts.stats_s > 0) {
+		ret = rte_ctrl_thread_create(&stats_tid, "vnapi-fwd-stats", NULL,
+					     fwd_stats_thread, NULL);
+		if (ret == 0)
+			stats_started = true;
+		else
+			fprintf(stderr, "stats thread: %s\n", rte_strerror(ret));
+	}
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_lcore *lc = &fwd_lcores[i];
+
+		if (lc->lcore == rte_get_main_lcore()) {
+			main_lc = lc;
+			continue;
+		}
+		ret = rte_eal_remote_launch(fwd_lcore_main, lc, lc->lcore);
+		if (ret != 0) {
+			fprintf(stderr, "lcore %u: launch failed: %s\n", lc->lcore,
+				rte_strerror(-ret));
+			fwd_on_signal(SIGTERM);
+			code = 1;
+			break;
+		}
+	}
+	printf("FORWARDING fwd=%s mode=%s lcores=%u ports=%u\n",
+	       opts.fwd == FWD_IO ? "io" : "macswap", napi_mode_name(opts.mode),
+	       fwd_nb_lcores, fwd_nb_ports);
+	fflush(stdout);
+	if (opts.duration_s > 0)
+		alarm(opts.duration_s);
+	fwd_block_signals(SIG_UNBLOCK);
+	if (main_lc != NULL) {
+		main_lc->ret = napi_run(main_lc->ctx);
+	} else {
+		while (!fwd_quit)
+			pause();
+	}
+	rte_eal_mp_wait_lcore();
+	fwd_quit = 1;
+	if (stats_started)
+		pthread_join(stats_tid, NULL);
+	for (i = 0; i < fwd_nb_lcores; i++)
+		if (fwd_lcores[i].ret != 0)
+			code = 1;
+	fwd_final();
+
+out:
+	fwd_block_signals(SIG_BLOCK); /* the handler walks the contexts */
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		napi_ctx_free(fwd_lcores[i].ctx);
+		fwd_lcores[i].ctx = NULL;
+	}
+	for (i = 0; i < fwd_nb_ports; i++) {
+		rte_eth_dev_stop(fwd_ports[i]);
+		rte_eth_dev_close(fwd_ports[i]);
+	}
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return code;
+}
