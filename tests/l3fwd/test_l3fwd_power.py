@@ -257,7 +257,8 @@ def run_case(case, fe, cfg=None):
         snap_start = Snapshot(lf.pid)
         peer_wait0 = sched_wait_s(pr.pid)
 
-        pr.wait_for(r'^WARMUP back', 45.0, what='warm-up packet back')
+        m = pr.wait_for(r'^WARMUP back after ([0-9.]+) ms', 45.0, what='warm-up packet back')
+        res['warmup_ms'] = float(m.group(1))
         t_warm = time.monotonic()
 
         if case == 'idle':
@@ -397,6 +398,8 @@ def main():
     ap.add_argument('--packets', type=int, help='count/sparse: number of packets')
     ap.add_argument('--idle-s', type=float, help='idle: window length')
     ap.add_argument('--seed', type=int, help='sparse: gap generator seed')
+    ap.add_argument('--gap-min-us', type=int, help='sparse: shortest gap (default 100)')
+    ap.add_argument('--gap-max-us', type=int, help='sparse: longest gap (default 5000)')
     ap.add_argument('--nice', type=int, default=int(os.environ.get('VNAPI_L3FWD_NICE', '0')),
                     help='run both processes at this nice value')
     ap.add_argument('--devargs', default='',
@@ -412,8 +415,9 @@ def main():
         cfg['packets'] = a.packets
     if a.idle_s is not None:
         cfg['idle_s'] = a.idle_s
-    if a.seed is not None:
-        cfg['seed'] = a.seed
+    for k in ('seed', 'gap_min_us', 'gap_max_us'):
+        if getattr(a, k) is not None:
+            cfg[k] = getattr(a, k)
 
     print('l3fwd-power %s on %s' % (a.case, a.frontend), flush=True)
     try:
