@@ -33,6 +33,7 @@
 #define VNAPI_ARG_MRG_RXBUF  "mrg_rxbuf"
 #define VNAPI_ARG_EVENT_IDX  "event_idx"
 #define VNAPI_ARG_INTR_RESCUE "intr_rescue"
+#define VNAPI_ARG_PACKED_VQ  "packed_vq"
 
 static const char *const valid_args[] = {
 	VNAPI_ARG_PATH,
@@ -42,6 +43,7 @@ static const char *const valid_args[] = {
 	VNAPI_ARG_MRG_RXBUF,
 	VNAPI_ARG_EVENT_IDX,
 	VNAPI_ARG_INTR_RESCUE,
+	VNAPI_ARG_PACKED_VQ,
 	NULL,
 };
 
@@ -152,6 +154,12 @@ vnapi_arg_event_idx(const char *key, const char *value, void *opaque)
 }
 
 static int
+vnapi_arg_packed_vq(const char *key, const char *value, void *opaque)
+{
+	return vnapi_arg_bool(key, value, &((struct vnapi_params *)opaque)->packed_vq);
+}
+
+static int
 vnapi_arg_mac(const char *key, const char *value, void *opaque)
 {
 	struct vnapi_params *p = opaque;
@@ -199,6 +207,7 @@ static const struct {
 	{ VNAPI_ARG_MRG_RXBUF, vnapi_arg_mrg_rxbuf },
 	{ VNAPI_ARG_EVENT_IDX, vnapi_arg_event_idx },
 	{ VNAPI_ARG_INTR_RESCUE, vnapi_arg_intr_rescue },
+	{ VNAPI_ARG_PACKED_VQ, vnapi_arg_packed_vq },
 };
 
 static int
@@ -211,7 +220,7 @@ vnapi_parse_devargs(const char *name, const char *args, struct vnapi_params *p)
 	*p = vnapi_params_default;
 	kvlist = rte_kvargs_parse(args ? args : "", valid_args);
 	if (kvlist == NULL) {
-		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue",
+		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue, packed_vq",
 			       name, args ? args : "");
 		return -EINVAL;
 	}
@@ -329,6 +338,15 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_F_RING_EVENT_IDX;
 	if (p->queues > 1)
 		want |= 1ULL << VIRTIO_NET_F_MQ;
+	if (p->packed_vq)
+		want |= 1ULL << VIRTIO_F_RING_PACKED;
+
+	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
+		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
+			       dev->data->name, p->path);
+		ret = -ENOTSUP;
+		goto err_close;
+	}
 
 	if (p->queues > 1 && (!(offered & (1ULL << VIRTIO_NET_F_MQ)) ||
 			      !(proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)))) {
@@ -628,6 +646,13 @@ vnapi_ring_size(const struct vnapi_hw *hw, const char *what, uint16_t qid, uint1
 	return nb_desc;
 }
 
+static enum virtq_layout
+vnapi_layout(const struct vnapi_hw *hw)
+{
+	return vnapi_has_feature(hw, VIRTIO_F_RING_PACKED) ? VIRTQ_LAYOUT_PACKED :
+							      VIRTQ_LAYOUT_SPLIT;
+}
+
 /* Virtqueue state and ring memory, both in DPDK memory (shared with the back end). */
 static int
 vnapi_vq_alloc(const struct virtq_params *vp, unsigned int socket, struct virtq **vq, void **ring)
@@ -685,7 +710,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct vnapi_rxq *rxq;
 	int ret;
 
-	vp.layout = VIRTQ_LAYOUT_SPLIT;
+	vp.layout = vnapi_layout(hw);
 	vp.num = vnapi_ring_size(hw, "rx", qid, nb_desc, &ret);
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
 	vp.start_idx = 0;
@@ -735,7 +760,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct vnapi_txq *txq;
 	int ret;
 
-	vp.layout = VIRTQ_LAYOUT_SPLIT;
+	vp.layout = vnapi_layout(hw);
 	vp.num = vnapi_ring_size(hw, "tx", qid, nb_desc, &ret);
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
 	vp.start_idx = 0;
@@ -774,17 +799,19 @@ static void
 vnapi_set_rxtx_funcs(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
+	const char *ring = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED ? "packed" : "split";
 
 	if (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) {
 		dev->rx_pkt_burst = vnapi_recv_pkts_mrg;
-		VNAPI_INIT_LOG(INFO, "%s: rx path: split ring, mergeable buffers", dev->data->name);
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers", dev->data->name,
+			       ring);
 	} else {
 		dev->rx_pkt_burst = vnapi_recv_pkts;
-		VNAPI_INIT_LOG(INFO, "%s: rx path: split ring, one buffer per packet",
-			       dev->data->name);
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, one buffer per packet",
+			       dev->data->name, ring);
 	}
 	dev->tx_pkt_burst = vnapi_xmit_pkts;
-	VNAPI_INIT_LOG(INFO, "%s: tx path: split ring, header in headroom", dev->data->name);
+	VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom", dev->data->name, ring);
 }
 
 /* Hand one virtqueue to the back end. */
@@ -800,7 +827,7 @@ vnapi_vring_start(struct rte_eth_dev *dev, uint16_t vring, struct virtq *vq)
 	if (ret == 0)
 		ret = vnapi_vhost_user_set_vring_num(vu, vring, vp->num);
 	if (ret == 0)
-		ret = vnapi_vhost_user_set_vring_base(vu, vring, vp->start_idx);
+		ret = vnapi_vhost_user_set_vring_base(vu, vring, virtq_vring_base(vq));
 	if (ret == 0)
 		ret = vnapi_vhost_user_set_vring_addr(vu, vring,
 				(uintptr_t)virtq_desc_area(vq),
@@ -1278,6 +1305,7 @@ static const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.rx_queue_release = vnapi_dev_rx_queue_release,
 	.tx_queue_setup = vnapi_dev_tx_queue_setup,
 	.tx_queue_release = vnapi_dev_tx_queue_release,
+	.tx_done_cleanup = vnapi_tx_done_cleanup,
 	.rx_queue_intr_enable = vnapi_dev_rx_queue_intr_enable,
 	.rx_queue_intr_disable = vnapi_dev_rx_queue_intr_disable,
 	.dev_supported_ptypes_get = vnapi_dev_supported_ptypes_get,
@@ -1396,4 +1424,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_vnapi,
 	VNAPI_ARG_MAC "=<xx:xx:xx:xx:xx:xx> "
 	VNAPI_ARG_MRG_RXBUF "=<0|1> "
 	VNAPI_ARG_EVENT_IDX "=<0|1> "
-	VNAPI_ARG_INTR_RESCUE "=<signal|eagain>");
+	VNAPI_ARG_INTR_RESCUE "=<signal|eagain> "
+	VNAPI_ARG_PACKED_VQ "=<0|1>");

@@ -80,6 +80,7 @@ struct vnapi_params {
 	bool mrg_rxbuf;
 	bool event_idx;
 	enum vnapi_intr_rescue intr_rescue;
+	bool packed_vq;
 };
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
@@ -189,6 +190,7 @@ void vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n);
 uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
+int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
 int vnapi_rxq_refill(struct vnapi_rxq *rxq);
 void vnapi_rxq_flush(struct vnapi_rxq *rxq);
 void vnapi_txq_flush(struct vnapi_txq *txq);

@@ -128,8 +128,12 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	/* Non-blocking read: the number of writes since the last read. */
 	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
 		return 0;
-	if (cnt > rxq->own_signals)
-		rxq->istats.notifications += cnt - rxq->own_signals;
+	if (cnt <= rxq->own_signals) {
+		/* Only our own rescue signal: counted as a rescue already. */
+		rxq->own_signals = 0;
+		return 0;
+	}
+	rxq->istats.notifications += cnt - rxq->own_signals;
 	rxq->own_signals = 0;
 	/* A notification for a queue that was not armed (lib/vhost notifies
 	 * its first completion unconditionally) wakes nobody. */
@@ -238,26 +242,26 @@ vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
 				RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
 }
 
-/* rte_power_monitor: sleep while the used index stays where we last read it. */
+/* rte_power_monitor: sleep while the watched ring word shows no completion. */
 static int
 vnapi_monitor_cb(const uint64_t value, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
 {
-	return (uint16_t)value != (uint16_t)opaque[0] ? -1 : 0;
+	return (value & opaque[1]) != opaque[0] ? -1 : 0;
 }
 
 int
 vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc)
 {
 	struct vnapi_rxq *rxq = rx_queue;
-	struct virtq_used *used;
+	uint64_t expected, mask;
+	uint8_t size;
 
-	/* Split ring: the device's next completion moves used->idx. */
-	if (virtq_params(rxq->vq)->layout != VIRTQ_LAYOUT_SPLIT || virtq_is_broken(rxq->vq))
+	pmc->addr = virtq_monitor_addr(rxq->vq, &expected, &mask, &size);
+	if (pmc->addr == NULL)
 		return -ENOTSUP;
-	used = virtq_device_area(rxq->vq);
-	pmc->addr = &used->idx;
-	pmc->opaque[0] = virtq_last_used_idx(rxq->vq);
-	pmc->size = sizeof(used->idx);
+	pmc->opaque[0] = expected;
+	pmc->opaque[1] = mask;
+	pmc->size = size;
 	pmc->fn = vnapi_monitor_cb;
 	return 0;
 }

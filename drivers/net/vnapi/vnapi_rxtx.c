@@ -207,18 +207,39 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	return nb_rx;
 }
 
-/* Take back what the device finished sending. */
-static inline void
-vnapi_tx_reclaim(struct vnapi_txq *txq)
+/* Take back what the device finished sending: up to @p max packets. */
+static inline uint32_t
+vnapi_tx_reclaim_max(struct vnapi_txq *txq, uint32_t max)
 {
 	void *done[VNAPI_BURST_MAX];
+	uint32_t total = 0;
 	uint16_t n;
 
 	do {
-		n = virtq_get_used(txq->vq, done, NULL, VNAPI_BURST_MAX);
+		n = virtq_get_used(txq->vq, done, NULL,
+				   (uint16_t)RTE_MIN(max - total, (uint32_t)VNAPI_BURST_MAX));
 		if (n > 0)
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)done, n);
-	} while (n == VNAPI_BURST_MAX);
+		total += n;
+	} while (n == VNAPI_BURST_MAX && total < max);
+	return total;
+}
+
+static inline void
+vnapi_tx_reclaim(struct vnapi_txq *txq)
+{
+	vnapi_tx_reclaim_max(txq, UINT32_MAX);
+}
+
+/* rte_eth_tx_done_cleanup: free completed packets; 0 means all of them. */
+int
+vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt)
+{
+	struct vnapi_txq *txq = tx_queue;
+
+	if (virtq_is_broken(txq->vq))
+		return -EIO;
+	return (int)vnapi_tx_reclaim_max(txq, free_cnt == 0 ? UINT32_MAX : free_cnt);
 }
 
 /*
