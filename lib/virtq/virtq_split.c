@@ -197,15 +197,17 @@ virtq_kick_prepare_split(struct virtq *vq)
 
 	/* Release: our stores of descriptors and avail ring entries before the
 	 * avail idx; pairs with the device's load-acquire of avail idx before
-	 * it reads the entries.
+	 * it reads the entries (lib/vhost virtio_dev_rx_split,
+	 * virtio_dev_tx_split).
 	 */
 	__atomic_store_n(&vq->split.avail->idx, new_idx, __ATOMIC_RELEASE);
 	vq->avail_published = new_idx;
 
 	/* Full barrier: our store of avail idx before our load of used flags /
 	 * avail_event; pairs with the device's store of flags / avail_event
-	 * before its re-check load of avail idx. Without it both sides could
-	 * miss each other's update and the device would sleep on new buffers.
+	 * (lib/vhost vhost_enable_notify_split) before its re-check load of
+	 * avail idx. Without it both sides could miss each other's update and
+	 * the device would sleep on new buffers.
 	 */
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 
@@ -263,7 +265,7 @@ virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t 
 
 	/* Acquire: our load of used idx before our loads of the used entries;
 	 * pairs with the device's store-release of used idx after writing the
-	 * entries. One load per call.
+	 * entries (lib/vhost flush_shadow_used_ring_split). One load per call.
 	 */
 	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE);
 	pending = (uint16_t)(used_idx - vq->last_used); /* modulo 2^16 */
@@ -357,7 +359,8 @@ virtq_poll_split(struct virtq *vq, uint32_t opaque)
 
 	/* Full barrier: our store of avail flags / used_event (the arming)
 	 * before our load of used idx; pairs with the device's full barrier
-	 * between its store of used idx and its load of flags / used_event.
+	 * between its store of used idx and its load of flags / used_event
+	 * (lib/vhost vhost_vring_call_split).
 	 * Either the device sees the arming and notifies, or we see its used
 	 * idx here.
 	 */
