@@ -585,10 +585,12 @@ virtq_detach_unused_packed(struct virtq *vq)
  * other three combinations of those two bits, and which one depends on its
  * history (our own avail descriptor, a used one of the lap before, a
  * non-head descriptor of an older chain). So: sleep while both bits keep the
- * value they have now, unless that value already means used (then expected
- * is one the bits cannot have after the read, so nothing sleeps; the caller
- * will find the completion). A device store of the used flags changes the
- * bits, and so does our own next add to that slot (one spurious wakeup).
+ * value they have now. If that value already means used, expected is the
+ * "available in this wrap" value instead, which differs from it, so nothing
+ * sleeps and the caller finds the completion. A device store of the used
+ * flags changes the bits, and so does our own next add to that slot (one
+ * spurious wakeup). The relaxed load is only a hint: rte_power_monitor
+ * re-reads the address after arming the monitor.
  */
 volatile void *
 virtq_monitor_addr_packed(struct virtq *vq, uint64_t *expected, uint64_t *mask, uint8_t *size)
