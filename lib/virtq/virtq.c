@@ -141,14 +141,27 @@ virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in
 	return 0;
 }
 
-uint16_t
-virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies, uint16_t n)
+static inline uint16_t
+virtq_add_bufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies, uint16_t n,
+	       bool in)
 {
 	if (vq->broken || n == 0 || sg == NULL || cookies == NULL)
 		return 0;
 	if (n > vq->num_free)
 		n = vq->num_free;
-	return VQ_OPS(vq)->add_inbufs(vq, sg, cookies, n);
+	return VQ_OPS(vq)->add_bufs(vq, sg, cookies, n, in);
+}
+
+uint16_t
+virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies, uint16_t n)
+{
+	return virtq_add_bufs(vq, sg, cookies, n, true);
+}
+
+uint16_t
+virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies, uint16_t n)
+{
+	return virtq_add_bufs(vq, sg, cookies, n, false);
 }
 
 bool

@@ -159,6 +159,15 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
 			  uint16_t n);
 
 /**
+ * Add @p n single-descriptor device-readable buffers (the single-segment tx
+ * path): like virtq_add() with out = 1, in = 0, for a batch.
+ * @return how many were added (fewer when descriptors run out, a cookie is
+ * NULL, or the queue is broken).
+ */
+uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			   uint16_t n);
+
+/**
  * Publish what was added since the last call (release store of the avail
  * index, packed: of the first held-back head's flags; then a full barrier)
  * and decide whether the device wants a notification (split:

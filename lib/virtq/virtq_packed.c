@@ -258,11 +258,12 @@ virtq_add_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint
 	virtq_commit_chain_packed(vq, id, head_flags, total, pos, w);
 }
 
-/* The rx refill path: one device-writable descriptor per buffer. */
+/* The rx refill and single-segment tx paths: one descriptor per buffer. */
 uint16_t
-virtq_add_inbufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			uint16_t n)
+virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+		      uint16_t n, bool in)
 {
+	const uint16_t flags = in ? VIRTQ_DESC_F_WRITE : 0;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -281,12 +282,11 @@ virtq_add_inbufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const
 		d->id = id;
 		h->cookie = cookies[i];
 		h->ndescs = 1;
-		h->nin = 1;
-		h->in_len = sg[i].len;
+		h->nin = in;
+		h->in_len = in ? sg[i].len : 0;
 		virtq_advance_packed(vq, &pos, &w, 1);
 		virtq_commit_chain_packed(vq, id,
-			VIRTQ_DESC_F_WRITE | virtq_avail_bits_packed(vq->packed.avail_wrap), 1,
-			pos, w);
+			flags | virtq_avail_bits_packed(vq->packed.avail_wrap), 1, pos, w);
 	}
 	return i;
 }

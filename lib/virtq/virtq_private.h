@@ -53,8 +53,9 @@ struct virtq_ops {
 	/** out + in >= 1, cookie != NULL, out + in <= num_free. */
 	void (*add)(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
 		    void *cookie);
-	uint16_t (*add_inbufs)(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			       uint16_t n);
+	/** n single-descriptor chains, device-writable if @p in; n <= num_free. */
+	uint16_t (*add_bufs)(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			     uint16_t n, bool in);
 	bool (*kick_prepare)(struct virtq *vq);
 	uint16_t (*get_used)(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max);
 	uint16_t (*used_count)(struct virtq *vq);
@@ -79,8 +80,8 @@ struct virtq_ops {
 	void virtq_init_##sfx(struct virtq *vq, void *ring_mem); \
 	void virtq_add_##sfx(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, \
 			     uint16_t in, void *cookie); \
-	uint16_t virtq_add_inbufs_##sfx(struct virtq *vq, const struct virtq_sg *sg, \
-					void *const *cookies, uint16_t n); \
+	uint16_t virtq_add_bufs_##sfx(struct virtq *vq, const struct virtq_sg *sg, \
+				      void *const *cookies, uint16_t n, bool in); \
 	bool virtq_kick_prepare_##sfx(struct virtq *vq); \
 	uint16_t virtq_get_used_##sfx(struct virtq *vq, void **cookies, uint32_t *lens, \
 				      uint16_t max); \
@@ -98,7 +99,7 @@ struct virtq_ops {
 	.ring_mem_size = virtq_ring_mem_size_##sfx, \
 	.init = virtq_init_##sfx, \
 	.add = virtq_add_##sfx, \
-	.add_inbufs = virtq_add_inbufs_##sfx, \
+	.add_bufs = virtq_add_bufs_##sfx, \
 	.kick_prepare = virtq_kick_prepare_##sfx, \
 	.get_used = virtq_get_used_##sfx, \
 	.used_count = virtq_used_count_##sfx, \

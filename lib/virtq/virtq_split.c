@@ -155,11 +155,12 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 	vq->avail_idx++;
 }
 
-/* The rx refill path: one device-writable descriptor per buffer. */
+/* The rx refill and single-segment tx paths: one descriptor per buffer. */
 uint16_t
-virtq_add_inbufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-		       uint16_t n)
+virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+		     uint16_t n, bool in)
 {
+	const uint16_t flags = in ? VIRTQ_DESC_F_WRITE : 0;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -171,14 +172,14 @@ virtq_add_inbufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const 
 			break;
 		d->addr = sg[i].addr;
 		d->len = sg[i].len;
-		d->flags = VIRTQ_DESC_F_WRITE;
+		d->flags = flags;
 		d->next = 0;
 		vq->free_head = vq->next[head];
 		vq->num_free--;
 		h->cookie = cookies[i];
 		h->ndescs = 1;
-		h->nin = 1;
-		h->in_len = sg[i].len;
+		h->nin = in;
+		h->in_len = in ? sg[i].len : 0;
 		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 		vq->avail_idx++;
 	}

@@ -242,65 +242,113 @@ vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt)
 	return (int)vnapi_tx_reclaim_max(txq, free_cnt == 0 ? UINT32_MAX : free_cnt);
 }
 
+/* One mbuf we own alone, with room for the header: one descriptor. */
+static inline bool
+vnapi_tx_simple(const struct rte_mbuf *m, uint16_t hdr_size)
+{
+	return m->nb_segs == 1 && rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
+	       rte_pktmbuf_headroom(m) >= hdr_size;
+}
+
+/* Add a chain for a multi-segment or shared mbuf: a shared zero header first
+ * unless the header fits in the first segment's headroom. */
+static inline int
+vnapi_tx_add_chain(struct vnapi_txq *txq, struct rte_mbuf *m)
+{
+	struct virtq_sg sg[VNAPI_TX_MAX_SEGS + 1];
+	const uint16_t hdr_size = txq->hdr_size;
+	struct rte_mbuf *seg = m;
+	uint16_t nsg = 1;
+	int ret;
+
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
+	    rte_pktmbuf_headroom(m) >= hdr_size) {
+		char *hdr = rte_pktmbuf_mtod(m, char *) - hdr_size;
+
+		memset(hdr, 0, hdr_size);
+		sg[0].addr = (uintptr_t)hdr;
+		sg[0].len = m->data_len + hdr_size;
+		seg = m->next;
+	} else {
+		sg[0].addr = (uintptr_t)txq->zero_hdr;
+		sg[0].len = hdr_size;
+	}
+	for (; seg != NULL; seg = seg->next) {
+		sg[nsg].addr = rte_pktmbuf_mtod(seg, uintptr_t);
+		sg[nsg].len = seg->data_len;
+		nsg++;
+	}
+	ret = virtq_add(txq->vq, sg, nsg, 0, m);
+	if (unlikely(ret == -ENOSPC)) {
+		vnapi_tx_reclaim(txq);
+		ret = virtq_add(txq->vq, sg, nsg, 0, m);
+	}
+	return ret;
+}
+
 /*
  * Transmit. No offload is negotiated, so the virtio-net header is all zero:
- * it is written into the mbuf's headroom when we own the mbuf alone (one
- * descriptor for header and data), else a shared read-only zero header is
- * chained in front.
+ * it is written into the mbuf's headroom when we own the mbuf alone, so one
+ * descriptor carries header and data; runs of such packets are added in one
+ * batch. Other packets get a chain (see vnapi_tx_add_chain()).
  */
 uint16_t
 vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 {
 	struct vnapi_txq *txq = tx_queue;
-	struct virtq_sg sg[VNAPI_TX_MAX_SEGS + 1];
+	struct virtq_sg sg[VNAPI_BURST_MAX];
 	const uint16_t hdr_size = txq->hdr_size;
-	uint16_t nb_tx, dropped = 0;
+	uint16_t nb_tx = 0, dropped = 0;
 	uint64_t bytes = 0;
 
 	vnapi_tx_reclaim(txq);
-	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
+	while (nb_tx < nb_pkts) {
 		struct rte_mbuf *m = tx_pkts[nb_tx];
-		struct rte_mbuf *seg = m;
-		uint16_t nsg = 0;
-		int ret;
+		uint16_t n = 0, done, i;
 
-		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS)) {
-			/* Consumed and counted as an error, as other PMDs do. */
-			dropped++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		if (likely(rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) &&
-			   rte_pktmbuf_headroom(m) >= hdr_size)) {
-			char *hdr = rte_pktmbuf_mtod(m, char *) - hdr_size;
+		/* A run of one-descriptor packets, added as one batch. */
+		while (nb_tx + n < nb_pkts && n < VNAPI_BURST_MAX &&
+		       vnapi_tx_simple(tx_pkts[nb_tx + n], hdr_size)) {
+			struct rte_mbuf *r = tx_pkts[nb_tx + n];
+			char *hdr = rte_pktmbuf_mtod(r, char *) - hdr_size;
 
 			memset(hdr, 0, hdr_size);
-			sg[0].addr = (uintptr_t)hdr;
-			sg[0].len = m->data_len + hdr_size;
-			seg = m->next;
-			nsg = 1;
-		} else {
-			sg[0].addr = (uintptr_t)txq->zero_hdr;
-			sg[0].len = hdr_size;
-			nsg = 1;
+			sg[n].addr = (uintptr_t)hdr;
+			sg[n].len = r->data_len + hdr_size;
+			n++;
 		}
-		for (; seg != NULL; seg = seg->next) {
-			sg[nsg].addr = rte_pktmbuf_mtod(seg, uintptr_t);
-			sg[nsg].len = seg->data_len;
-			nsg++;
-		}
-		ret = virtq_add(txq->vq, sg, nsg, 0, m);
-		if (unlikely(ret != 0)) {
-			if (ret == -ENOSPC) {
+		if (n > 0) {
+			done = virtq_add_outbufs(txq->vq, sg, (void *const *)&tx_pkts[nb_tx], n);
+			if (unlikely(done < n)) {
 				vnapi_tx_reclaim(txq);
-				ret = virtq_add(txq->vq, sg, nsg, 0, m);
+				done += virtq_add_outbufs(txq->vq, &sg[done],
+							  (void *const *)&tx_pkts[nb_tx + done],
+							  n - done);
 			}
-			if (ret != 0) {
+			for (i = 0; i < done; i++)
+				bytes += tx_pkts[nb_tx + i]->pkt_len;
+			nb_tx += done;
+			if (unlikely(done < n)) {
 				txq->stats.full++;
 				break;
 			}
+			continue;
+		}
+
+		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS || m->nb_segs >= txq->cfg.num)) {
+			/* Can never fit: consumed and counted as an error, as
+			 * other PMDs do. */
+			dropped++;
+			rte_pktmbuf_free(m);
+			nb_tx++;
+			continue;
+		}
+		if (vnapi_tx_add_chain(txq, m) != 0) {
+			txq->stats.full++;
+			break;
 		}
 		bytes += m->pkt_len;
+		nb_tx++;
 	}
 	txq->stats.packets += nb_tx - dropped;
 	txq->stats.errors += dropped;
