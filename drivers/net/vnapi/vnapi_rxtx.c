@@ -11,6 +11,7 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 
 #include <ethdev_driver.h>
 
@@ -94,17 +95,18 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 		vnapi_rxq_refill(rxq);
 }
 
+/*
+ * Every mbuf in the ring came from rte_pktmbuf_alloc_bulk(), which reset it
+ * (next NULL, nb_segs 1, ol_flags and packet_type 0, data_off the headroom):
+ * only what the device decided is written here, and m->next (in the second
+ * cache line) is left alone.
+ */
 static inline void
-vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint16_t data_off, uint32_t len)
+vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint32_t len)
 {
-	m->data_off = data_off;
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	m->nb_segs = 1;
-	m->next = NULL;
 	m->port = port;
-	m->ol_flags = 0;
-	m->packet_type = 0;
 }
 
 /* One buffer per packet (mrg_rxbuf off). */
@@ -126,7 +128,7 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM, lens[i] - rxq->hdr_size);
+		vnapi_rx_init_mbuf(m, rxq->port_id, lens[i] - rxq->hdr_size);
 		bytes += m->pkt_len;
 		rx_pkts[nb_rx++] = m;
 	}
@@ -149,6 +151,10 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0;
 
 	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	/* The headers the device wrote: one cache line each, fetch them ahead. */
+	for (i = 0; i < n; i++)
+		rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
+			      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
 		uint32_t len = lens[i];
@@ -177,8 +183,7 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 					rte_pktmbuf_free(cookies[i]);
 				break;
 			}
-			vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM,
-					   len - rxq->hdr_size);
+			vnapi_rx_init_mbuf(m, rxq->port_id, len - rxq->hdr_size);
 			if (nbufs == 1) {
 				bytes += m->pkt_len;
 				rx_pkts[nb_rx++] = m;
@@ -191,7 +196,8 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		}
 
 		/* A continuation buffer: data from the start of the buffer. */
-		vnapi_rx_init_mbuf(m, rxq->port_id, RTE_PKTMBUF_HEADROOM - rxq->hdr_size, len);
+		m->data_off = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
+		vnapi_rx_init_mbuf(m, rxq->port_id, len);
 		rxq->mrg_tail->next = m;
 		rxq->mrg_tail = m;
 		rxq->mrg_head->nb_segs++;
