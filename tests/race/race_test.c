@@ -104,6 +104,7 @@ static struct {
 	unsigned long rounds;
 	long expect_lost;
 	int timeout_ms;
+	unsigned long restarts;
 } opts = {
 	.frontend = NULL,
 	.name = NULL,
@@ -111,6 +112,7 @@ static struct {
 	.rounds = 200,
 	.expect_lost = 0,
 	.timeout_ms = 50,
+	.restarts = 0,
 };
 
 /* The front end's per-queue interrupt xstats, read by name where present. */
@@ -864,6 +866,7 @@ parse_args(int argc, char **argv)
 		{ "expect-lost", required_argument, NULL, 'x' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "restarts", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -899,6 +902,10 @@ parse_args(int argc, char **argv)
 		case 'l':
 			opts.log_level = optarg;
 			break;
+		case 's':
+			if (parse_ulong(optarg, 0, 1000, &opts.restarts) != 0)
+				return -1;
+			break;
 		default:
 			return -1;
 		}
@@ -930,7 +937,7 @@ race_run(void)
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
-	res.lat_us = calloc(opts.rounds, sizeof(*res.lat_us));
+	res.lat_us = calloc(opts.rounds + 20 * opts.restarts, sizeof(*res.lat_us));
 	if (res.lat_us == NULL)
 		return fail("out of memory for %lu rounds", opts.rounds);
 
@@ -972,6 +979,33 @@ race_run(void)
 		     opts.expect_lost);
 	if (fail_reason[0] != '\0')
 		goto out;
+
+	/*
+	 * The interrupt fds registered once must keep working across port
+	 * stop/start: restart the front end, warm up (lib/vhost announces its
+	 * first completion on a fresh ring), and race again, with no
+	 * re-registration. Only lost wakeups are judged here.
+	 */
+	for (r = 0; r < opts.restarts && res.intr_ok; r++) {
+		unsigned long lost0 = res.lost, i;
+
+		if (rte_eth_dev_stop(fe_port) != 0 || rte_eth_dev_start(fe_port) != 0) {
+			fail("restart %lu: front end stop/start failed", r + 1);
+			goto out;
+		}
+		if (wait_link_up(fe_port, "front end", 10.0) != 0 ||
+		    wait_link_up(be_port, "back end", 10.0) != 0 || warm_up(&res) != 0)
+			goto out;
+		for (i = 0; i < 20; i++)
+			if (round_run((uint32_t)(opts.rounds + r * 20 + i), &res) != 0)
+				goto out;
+		printf("# restart %lu: 20 rounds, %lu lost\n", r + 1, res.lost - lost0);
+		if (opts.expect_lost != RACE_EXPECT_ANY && res.lost - lost0 > 0) {
+			fail("restart %lu: %lu of 20 wakeups lost after stop/start", r + 1,
+			     res.lost - lost0);
+			goto out;
+		}
+	}
 
 	/* Every front-end mbuf back home after stop and close. */
 	be_tx_now = rte_mempool_in_use_count(be_tx_pool);
