@@ -52,6 +52,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_udp.h>
+#include <rte_eth_vhost.h>
+#include <rte_vhost.h>
 
 #define PAIR_RUN_DIR        "/run/vnapi-test"
 #define PAIR_BE_NAME        "net_vhost0"
@@ -1148,6 +1150,117 @@ scenario_linkdown(void)
 	return fail_reason[0] == '\0' ? 0 : -1;
 }
 
+/*
+ * A back end that writes nonsense: the test reaches into net_vhost's view of
+ * the front end's rx ring (vring 0, split layout) and publishes a used entry
+ * whose id is out of range. The front end must mark that queue broken, count
+ * it, take the link down (with an LSC event) and keep running; a stop/start
+ * lays the rings out anew and traffic flows again, exactly counted, with no
+ * mbuf leaked.
+ */
+static int
+scenario_badring(void)
+{
+	static const uint16_t sz[] = { 64 };
+	struct pair_flow fl[PAIR_MAX_FLOWS];
+	struct rte_mbuf *rx[PAIR_BURST];
+	struct rte_vhost_vring vr;
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *xs = NULL;
+	unsigned int ref0[POOL_MAX], n;
+	uint64_t bad_used = UINT64_MAX;
+	uint32_t rcvd = 0, i;
+	uint16_t idx, size;
+	double deadline;
+	int vid, ret, nx, k;
+	bool lsc = false;
+	unsigned int before;
+
+	if (be_create(1, 0) != 0)
+		return -1;
+	pools_in_use(ref0);
+	if (fe_probe() != 0)
+		return -1;
+	ret = rte_eth_dev_callback_register(fe_port, RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	if (ret != 0)
+		return fail("callback_register: %d", ret);
+	if (port_setup(fe_port, "front end", 1, 0, true, pools[POOL_FE_RX]) != 0 ||
+	    wait_links_up() != 0)
+		return -1;
+	lsc = true;
+	n = flows_both(fl, 1000, 0, sz, RTE_DIM(sz));
+	if (flows_run(fl, n, opts.timeout) != 0)
+		return -1;
+	tap(true, "traffic before the bad used entry: 1000 packets each way");
+
+	vid = rte_eth_vhost_get_vid_from_port_id(be_port);
+	if (vid < 0 || rte_vhost_get_vhost_vring(vid, 0, &vr) != 0 || vr.used == NULL)
+		return fail("cannot reach the front end's rx vring through net_vhost (vid %d)", vid);
+	size = vr.size;
+	idx = __atomic_load_n(&vr.used->idx, __ATOMIC_ACQUIRE);
+	vr.used->ring[idx & (size - 1)].id = size + 5u;   /* out of range */
+	vr.used->ring[idx & (size - 1)].len = 64;
+	__atomic_store_n(&vr.used->idx, (uint16_t)(idx + 1), __ATOMIC_RELEASE);
+	before = __atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE);
+
+	/* The front end finds it on its next poll. */
+	for (i = 0; i < 100; i++) {
+		uint16_t nb = rte_eth_rx_burst(fe_port, 0, rx, PAIR_BURST);
+
+		rcvd += nb;
+		for (k = 0; k < nb; k++)
+			rte_pktmbuf_free(rx[k]);
+	}
+	tap(rcvd == 0, "rx bursts on the broken ring returned %u packets", rcvd);
+	if (wait_link(fe_port, "front end", false, 5.0) != 0)
+		return -1;
+	tap(true, "front end reports link down after the bad used entry");
+	deadline = now_s() + 5.0;
+	while (lsc && __atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE) == before &&
+	       now_s() < deadline)
+		poll_pause();
+	tap(__atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE) != before, "LSC callback fired");
+
+	nx = rte_eth_xstats_get_names(fe_port, NULL, 0);
+	names = calloc(nx > 0 ? nx : 1, sizeof(*names));
+	xs = calloc(nx > 0 ? nx : 1, sizeof(*xs));
+	if (nx > 0 && names != NULL && xs != NULL &&
+	    rte_eth_xstats_get_names(fe_port, names, nx) == nx &&
+	    rte_eth_xstats_get(fe_port, xs, nx) == nx)
+		for (k = 0; k < nx; k++)
+			if (strcmp(names[k].name, "rx_q0_bad_used") == 0)
+				bad_used = xs[k].value;
+	free(names);
+	free(xs);
+	tap(bad_used == 1, "rx_q0_bad_used = %" PRIu64 " (expected 1)", bad_used);
+
+	/* Restart: the rings are laid out anew; traffic flows again. */
+	if (rte_eth_dev_stop(fe_port) != 0 || rte_eth_dev_start(fe_port) != 0)
+		return fail("front end stop/start after the broken ring failed");
+	if (wait_links_up() != 0)
+		return -1;
+	stats_reset();
+	n = flows_both(fl, 2000, 0, sz, RTE_DIM(sz));
+	if (flows_run(fl, n, opts.timeout) != 0)
+		return -1;
+	tap(true, "after stop/start: 2000 packets each way, every byte checked");
+	if (check_stats(fl, n) != 0)
+		return -1;
+
+	ret = rte_eth_dev_stop(fe_port);
+	if (ret != 0)
+		return fail("front end stop: %d", ret);
+	ret = rte_eal_hotplug_remove("vdev", fe_name);
+	fe_probed = false;
+	fe_port = RTE_MAX_ETHPORTS;
+	if (ret != 0)
+		return fail("rte_dev_remove of the front end: %d", ret);
+	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
+		return -1;
+	tap(true, "front end removed: every mempool back to its value before probe");
+	return fail_reason[0] == '\0' ? 0 : -1;
+}
+
 static int
 scenario_baddevargs(void)
 {
@@ -1198,6 +1311,7 @@ static const struct {
 	{ "cycles", scenario_cycles },
 	{ "linkdown", scenario_linkdown },
 	{ "baddevargs", scenario_baddevargs },
+	{ "badring", scenario_badring },
 };
 
 /* ------------------------------------------------------------------ main */
@@ -1206,7 +1320,7 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s --scenario count|sizes|mq|cycles|linkdown|baddevargs\n"
+		"usage: %s --scenario count|sizes|mq|cycles|linkdown|baddevargs|badring\n"
 		"          --frontend DEVARGS --name TESTNAME [--queues N]\n"
 		"          [--packets N] [--cycles N] [--timeout S] [--bad DEVARGS]...\n"
 		"          [--log-level LEVEL] [--eal ARG]... [--allow-tx-after-linkdown]\n"

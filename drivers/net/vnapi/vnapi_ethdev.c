@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_common.h>
 #include <rte_eal_memconfig.h>
 #include <rte_ether.h>
@@ -453,6 +454,38 @@ vnapi_set_mem_table(struct rte_eth_dev *dev)
 /* ------------------------------------------------- disconnect detection */
 
 static void vnapi_sock_intr_cb(void *arg);
+
+/* Runs in the EAL alarm thread: the link goes down, the application hears it. */
+static void
+vnapi_broken_alarm(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	link.link_status = RTE_ETH_LINK_DOWN;
+	link.link_autoneg = RTE_ETH_LINK_FIXED;
+	if (rte_eth_linkstatus_set(dev, &link) == 0) /* changed */
+		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+}
+
+/*
+ * A datapath found its ring broken by the device (a value lib/virtq
+ * rejected): say so once, and take the link down from the alarm thread, not
+ * from the application's lcore. The port needs a stop/start (or reset).
+ */
+void
+vnapi_queue_broken(uint16_t port_id, const char *dir, uint16_t qid, struct virtq *vq)
+{
+	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	if (!hw->connected)
+		return; /* the back end left: reported by the disconnect detector */
+	VNAPI_LOG(ERR, "%s: %s queue %u broken by the back end: %s; link down until the port is restarted",
+		  dev->data->name, dir, qid, virtq_broken_reason(vq));
+	rte_eal_alarm_set(1, vnapi_broken_alarm, dev);
+}
 
 static void
 vnapi_queues_mark_broken(struct rte_eth_dev *dev, const char *why)
@@ -984,6 +1017,7 @@ vnapi_queues_flush(struct rte_eth_dev *dev)
 			continue;
 		vnapi_rxq_flush(rxq);
 		vnapi_vq_reinit(rxq->vq, rxq->ring);
+		rxq->broken_reported = false;
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct vnapi_txq *txq = dev->data->tx_queues[q];
@@ -992,6 +1026,7 @@ vnapi_queues_flush(struct rte_eth_dev *dev)
 			continue;
 		vnapi_txq_flush(txq);
 		vnapi_vq_reinit(txq->vq, txq->ring);
+		txq->broken_reported = false;
 	}
 }
 
@@ -1045,6 +1080,7 @@ vnapi_dev_close(struct rte_eth_dev *dev)
 		vnapi_dev_rx_queue_release(dev, q);
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		vnapi_dev_tx_queue_release(dev, q);
+	rte_eal_alarm_cancel(vnapi_broken_alarm, dev);
 	if (proc != NULL) {
 		vnapi_sock_intr_unregister(dev);
 		vnapi_intr_release(dev);

@@ -127,6 +127,7 @@ struct vnapi_rxq {
 	bool wake_window;             /**< Between a wakeup and the next arm. */
 	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
 	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
+	bool broken_reported;         /**< The device broke this ring and we said so. */
 	struct vnapi_queue_stats stats;
 	struct vnapi_intr_stats istats;
 };
@@ -140,6 +141,7 @@ struct vnapi_txq {
 	uint16_t vring;               /**< 2 * queue_id + 1 */
 	uint16_t hdr_size;
 	struct vnapi_params_q cfg;
+	bool broken_reported;
 	struct vnapi_queue_stats stats;
 };
 
@@ -185,6 +187,9 @@ int vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask);
 int vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc);
 void vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
 void vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n);
+
+/* vnapi_ethdev.c */
+void vnapi_queue_broken(uint16_t port_id, const char *dir, uint16_t qid, struct virtq *vq);
 
 /* vnapi_rxtx.c */
 uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);

@@ -87,6 +87,10 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 {
 	rxq->stats.packets += nb_rx;
 	rxq->stats.bytes += bytes;
+	if (unlikely(nb_rx == 0) && virtq_is_broken(rxq->vq) && !rxq->broken_reported) {
+		rxq->broken_reported = true;
+		vnapi_queue_broken(rxq->port_id, "rx", rxq->queue_id, rxq->vq);
+	}
 	if (rxq->parse_ptype)
 		vnapi_rx_parse_ptypes(rx_pkts, nb_rx);
 	if (unlikely(rxq->wake_window))
@@ -355,6 +359,10 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 		}
 		bytes += m->pkt_len;
 		nb_tx++;
+	}
+	if (unlikely(nb_tx == 0) && virtq_is_broken(txq->vq) && !txq->broken_reported) {
+		txq->broken_reported = true;
+		vnapi_queue_broken(txq->port_id, "tx", txq->queue_id, txq->vq);
 	}
 	txq->stats.packets += nb_tx - dropped;
 	txq->stats.errors += dropped;
