@@ -910,6 +910,30 @@ vnapi_eventfds_close(struct vnapi_proc *proc)
 
 static void vnapi_queues_flush(struct rte_eth_dev *dev);
 
+/*
+ * The virtqueue behind vhost-user vring @p vring (rx queue q is 2q, tx queue
+ * q is 2q + 1), or NULL when the application set up no such queue: queue
+ * counts may differ (e.g. one rx and two tx queues), and a back end needs
+ * only the vrings of pair 0 to be ready.
+ */
+static struct virtq *
+vnapi_vring_vq(const struct rte_eth_dev *dev, uint16_t vring)
+{
+	uint16_t q = vring / 2;
+
+	if (vring % 2 == 0) {
+		const struct vnapi_rxq *rxq = q < dev->data->nb_rx_queues ?
+					      dev->data->rx_queues[q] : NULL;
+
+		return rxq != NULL ? rxq->vq : NULL;
+	} else {
+		const struct vnapi_txq *txq = q < dev->data->nb_tx_queues ?
+					      dev->data->tx_queues[q] : NULL;
+
+		return txq != NULL ? txq->vq : NULL;
+	}
+}
+
 static int
 vnapi_dev_start(struct rte_eth_dev *dev)
 {
@@ -925,11 +949,16 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 			       dev->data->name, hw->params.path);
 		return -ENOTCONN;
 	}
-	for (q = 0; q < nb_qp; q++) {
-		if (q >= dev->data->nb_rx_queues || dev->data->rx_queues[q] == NULL ||
-		    q >= dev->data->nb_tx_queues || dev->data->tx_queues[q] == NULL) {
-			VNAPI_INIT_LOG(ERR, "%s: queue pair %u needs both an rx and a tx queue set up",
-				       dev->data->name, q);
+	if (vnapi_vring_vq(dev, 0) == NULL || vnapi_vring_vq(dev, 1) == NULL) {
+		VNAPI_INIT_LOG(ERR, "%s: rx queue 0 and tx queue 0 must be set up",
+			       dev->data->name);
+		return -EINVAL;
+	}
+	for (q = 0; q < nb_vrings; q++) {
+		if (vnapi_vring_vq(dev, q) == NULL &&
+		    q / 2 < (q % 2 ? dev->data->nb_tx_queues : dev->data->nb_rx_queues)) {
+			VNAPI_INIT_LOG(ERR, "%s: %s queue %u configured but not set up",
+				       dev->data->name, q % 2 ? "tx" : "rx", q / 2);
 			return -EINVAL;
 		}
 	}
@@ -943,9 +972,8 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 	if (ret != 0)
 		goto err;
 
-	for (q = 0; q < nb_qp; q++) {
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-		struct vnapi_txq *txq = dev->data->tx_queues[q];
 
 		if (vnapi_rxq_refill(rxq) == 0) {
 			VNAPI_INIT_LOG(ERR, "%s rx queue %u: no mbuf to post (mempool %s empty?)",
@@ -953,14 +981,20 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 			ret = -ENOMEM;
 			goto err;
 		}
-		ret = vnapi_vring_start(dev, rxq->vring, rxq->vq);
-		if (ret == 0)
-			ret = vnapi_vring_start(dev, txq->vring, txq->vq);
+	}
+	for (q = 0; q < nb_vrings; q++) {
+		struct virtq *vq = vnapi_vring_vq(dev, q);
+
+		if (vq == NULL)
+			continue;
+		ret = vnapi_vring_start(dev, q, vq);
 		if (ret != 0)
 			goto err;
 	}
 	if (hw->features & (1ULL << VHOST_USER_F_PROTOCOL_FEATURES)) {
 		for (q = 0; q < nb_vrings; q++) {
+			if (vnapi_vring_vq(dev, q) == NULL)
+				continue;
 			ret = vnapi_vhost_user_set_vring_enable(vu, q, true);
 			if (ret != 0)
 				goto err;
@@ -981,10 +1015,10 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 	}
 
 	vnapi_set_rxtx_funcs(dev);
-	for (q = 0; q < nb_qp; q++) {
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
-	}
 	hw->started = true;
 	vnapi_link_set(dev, true);
 	return 0;
@@ -1049,21 +1083,21 @@ vnapi_dev_stop(struct rte_eth_dev *dev)
 	if (hw->connected) {
 		if (hw->features & (1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
 			for (q = 0; q < nb_vrings; q++)
-				vnapi_vhost_user_set_vring_enable(&proc->vu, q, false);
+				if (vnapi_vring_vq(dev, q) != NULL)
+					vnapi_vhost_user_set_vring_enable(&proc->vu, q, false);
 		for (q = 0; q < nb_vrings; q++)
-			if (vnapi_vhost_user_get_vring_base(&proc->vu, q, &base) != 0)
+			if (vnapi_vring_vq(dev, q) != NULL &&
+			    vnapi_vhost_user_get_vring_base(&proc->vu, q, &base) != 0)
 				break;
 		/* The client closes the socket on a transport error. */
 		if (proc->vu.sock < 0)
 			hw->connected = false;
 	}
 	vnapi_queues_flush(dev);
-	for (q = 0; q < hw->nb_qp; q++) {
-		if (q < dev->data->nb_rx_queues)
-			dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
-		if (q < dev->data->nb_tx_queues)
-			dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
-	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
 	return 0;
 }
 
