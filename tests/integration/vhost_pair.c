@@ -980,7 +980,13 @@ scenario_cycles(void)
 			return fail("cycle %u: stopped state differs from the first stop",
 				    c);
 		}
-		ret = rte_eth_dev_start(fe_port);
+		/* Every fifth cycle also reconfigures: configure and queue
+		 * setup again (the old queues are released), then start. */
+		if (c % 5 == 0)
+			ret = port_setup(fe_port, "front end", (uint16_t)opts.queues, 0, false,
+					 pools[POOL_FE_RX]);
+		else
+			ret = rte_eth_dev_start(fe_port);
 		if (ret != 0) {
 			struct rte_eth_stats st;
 
@@ -998,8 +1004,8 @@ scenario_cycles(void)
 			return -1;
 		if (wait_resources("after a cycle", ref1, fds1, 5.0) != 0)
 			return fail("cycle %u leaked (see above)", c);
-		tap(true, "cycle %u: stop, start, %u packets each way, no mbuf or fd leaked",
-		    c, per_cycle);
+		tap(true, "cycle %u: stop, %sstart, %u packets each way, no mbuf or fd leaked",
+		    c, c % 5 == 0 ? "reconfigure, queue setup, " : "", per_cycle);
 	}
 
 	ret = rte_eth_dev_stop(fe_port);

@@ -44,6 +44,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import sys
 import time
 
@@ -223,6 +224,34 @@ def l3fwd_argv(l3fwd, fe, sock, prefix, plugin, devargs=''):
     return argv
 
 
+INTR_XSTATS = ('rx_q0_intr_arms', 'rx_q0_intr_rescues', 'rx_q0_intr_notifications',
+               'rx_q0_intr_wakeups', 'rx_q0_intr_wakeup_packets', 'rx_q0_intr_spurious_wakeups',
+               'rx_q0_good_packets')
+
+
+def telemetry_xstats(prefix, port=0, timeout=5.0):
+    """Port xstats of a running DPDK process through its telemetry socket (l3fwd-power has
+    no way to print them itself). Returns {name: value}, or None if unreachable."""
+    path = '/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.settimeout(timeout)
+            s.connect(path)
+            s.recv(16384)                       # the greeting
+            s.send(('/ethdev/xstats,%d' % port).encode())
+            reply = json.loads(s.recv(1 << 20).decode())
+    except (OSError, ValueError):
+        return None
+    xs = reply.get('/ethdev/xstats')
+    return xs if isinstance(xs, dict) else None
+
+
+def xstats_delta(a, b):
+    if a is None or b is None:
+        return None
+    return {k: b.get(k, 0) - a.get(k, 0) for k in INTR_XSTATS if k in b}
+
+
 def niced(argv, nice):
     return (['nice', '-n', str(nice)] + argv) if nice else argv
 
@@ -264,8 +293,10 @@ def run_case(case, fe, cfg=None):
         if case == 'idle':
             pr.wait_for(r'^IDLE begin', 30.0, what='idle window begins')
             a = Snapshot(lf.pid)
+            xa = telemetry_xstats(fp)
             pr.wait_for(r'^IDLE end', cfg['idle_s'] + 30.0, what='idle window ends')
             b = Snapshot(lf.pid)
+            res['idle_xstats'] = xstats_delta(xa, telemetry_xstats(fp))
             window = b.t - a.t
             wakeups = [ln for ln, _ in lf.find_all(WAKEUP_RE) if a.t <= ln.t <= b.t]
             res['idle_window_s'] = round(window, 3)
@@ -279,6 +310,7 @@ def run_case(case, fe, cfg=None):
 
         m = pr.wait_for(r'RESULT: ', cfg['deadline'], what='peer RESULT line')
         snap_end = Snapshot(lf.pid)
+        res['xstats'] = telemetry_xstats(fp)
         peer_wait1 = sched_wait_s(pr.pid)
         if peer_wait0 is not None and peer_wait1 is not None:
             res['peer_runqueue_wait_ms'] = round(1e3 * (peer_wait1 - peer_wait0), 3)
@@ -348,7 +380,12 @@ def evaluate(res):
             res['idle_cpu_pct'], res['idle_window_s'], res['idle_threads_cpu_s'],
             res['idle_system_busy_pct'])
         msg_wk = '%d rx-interrupt wakeups in the idle window' % res['idle_rx_wakeups']
+        xs = res.get('idle_xstats')
         if strict:
+            # The driver's own account of the idle window, read over telemetry.
+            check(xs is not None and xs.get('rx_q0_intr_notifications') == 0 and
+                  xs.get('rx_q0_intr_wakeups') == 0 and xs.get('rx_q0_good_packets') == 0,
+                  'vnapi xstats over the idle window: %s (no notification, no wakeup)' % xs, f)
             check(res['idle_cpu_pct'] < IDLE_CPU_MAX_PCT,
                   msg_cpu + ' < %.0f %%' % IDLE_CPU_MAX_PCT, f)
             check(res['idle_rx_wakeups'] == 0, msg_wk + ' == 0', f)
@@ -372,6 +409,18 @@ def evaluate(res):
                   res.get('l3fwd_runqueue_wait_ms'), res.get('peer_runqueue_wait_ms'),
                   res.get('system_busy_pct'))
         print('  info: ' + msg)
+        xs = res.get('xstats')
+        if xs is not None:
+            print('  info: vnapi xstats at the end: ' +
+                  ', '.join('%s=%s' % (k, xs.get(k)) for k in INTR_XSTATS if k in xs))
+        if strict:
+            # Every packet after the warm-up came in on a back-end wakeup, a rescue,
+            # or while l3fwd-power was still polling: the counters must add up.
+            check(xs is not None and xs.get('rx_q0_good_packets', 0) >= n and
+                  xs.get('rx_q0_intr_wakeups', 0) <= xs.get('rx_q0_intr_notifications', 0) and
+                  xs.get('rx_q0_intr_wakeups', 0) + xs.get('rx_q0_intr_rescues', 0) > 0,
+                  'vnapi xstats consistent: %d+ packets, wakeups <= notifications, '
+                  'wakeups + rescues > 0' % n, f)
         for ln in res.get('slow', []):
             print('  info: ' + ln)
         if strict:
