@@ -19,10 +19,12 @@ import atexit
 import ctypes
 import hashlib
 import itertools
+import json
 import os
 import re
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -513,6 +515,47 @@ def parse_colon_fields(text):
 # --------------------------------------------------------------------------------------------
 
 _counter = itertools.count()
+
+
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+
+
+def proc_stat_fields(path):
+    """Fields of a /proc/.../stat file after the comm, which may hold spaces or parentheses."""
+    with open(path) as f:
+        s = f.read()
+    return s[s.rindex(')') + 2:].split()
+
+
+def proc_cpu_s(pid):
+    """utime+stime of the whole process (all threads), in seconds."""
+    f = proc_stat_fields('/proc/%d/stat' % pid)
+    return (int(f[11]) + int(f[12])) / CLK_TCK
+
+
+def parse_kv(text):
+    """'a=1 b=2.5 c=x' -> {'a': 1, 'b': 2.5, 'c': 'x'}."""
+    out = {}
+    for k, v in re.findall(r'(\w+)=(\S+)', text):
+        try:
+            out[k] = int(v)
+        except ValueError:
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def telemetry(prefix, cmd, timeout=5.0):
+    """One DPDK telemetry command over the v2 socket of the process with file prefix @prefix
+    (what dpdk-telemetry.py does); returns the decoded reply."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(timeout)
+        s.connect('/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix)
+        s.recv(16384)                           # the greeting
+        s.send(cmd.encode())
+        return json.loads(s.recv(1 << 20).decode())
 
 
 def unique(tag):

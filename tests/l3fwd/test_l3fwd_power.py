@@ -44,7 +44,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import sys
 import time
 
@@ -56,7 +55,7 @@ SKIP = 77
 FE_MAC = '02:00:00:00:00:0a'
 # l3fwd-power's per-wakeup log line (INFO, logtype user1).
 WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
-CLK_TCK = os.sysconf('SC_CLK_TCK')
+CLK_TCK = h.CLK_TCK
 
 # Spec thresholds (net_vnapi).
 IDLE_CPU_MAX_PCT = 2.0
@@ -98,19 +97,6 @@ def rm_runtime(prefix):
 
 # ---- /proc accounting -----------------------------------------------------------------------
 
-def _stat_fields(path):
-    with open(path) as f:
-        s = f.read()
-    # comm may hold spaces or parentheses: split after the last ')'.
-    return s[s.rindex(')') + 2:].split()
-
-
-def proc_cpu_s(pid):
-    """utime+stime of the whole process (all threads), in seconds."""
-    f = _stat_fields('/proc/%d/stat' % pid)
-    return (int(f[11]) + int(f[12])) / CLK_TCK
-
-
 def threads_cpu_s(pid):
     """{'comm/tid': cpu seconds} for each thread."""
     out = {}
@@ -122,7 +108,7 @@ def threads_cpu_s(pid):
         try:
             with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
                 comm = f.read().strip()
-            f2 = _stat_fields('/proc/%d/task/%s/stat' % (pid, tid))
+            f2 = h.proc_stat_fields('/proc/%d/task/%s/stat' % (pid, tid))
         except (OSError, ValueError):
             continue
         out['%s/%s' % (comm, tid)] = (int(f2[11]) + int(f2[12])) / CLK_TCK
@@ -165,7 +151,7 @@ def busy_pct(a, b):
 class Snapshot:
     def __init__(self, pid):
         self.t = time.monotonic()
-        self.cpu = proc_cpu_s(pid)
+        self.cpu = h.proc_cpu_s(pid)
         self.threads = threads_cpu_s(pid)
         self.wait = sched_wait_s(pid)
         self.sys = system_busy()
@@ -229,20 +215,13 @@ INTR_XSTATS = ('rx_q0_intr_arms', 'rx_q0_intr_rescues', 'rx_q0_intr_notification
                'rx_q0_good_packets')
 
 
-def telemetry_xstats(prefix, port=0, timeout=5.0):
+def telemetry_xstats(prefix, port=0):
     """Port xstats of a running DPDK process through its telemetry socket (l3fwd-power has
     no way to print them itself). Returns {name: value}, or None if unreachable."""
-    path = '/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-            s.settimeout(timeout)
-            s.connect(path)
-            s.recv(16384)                       # the greeting
-            s.send(('/ethdev/xstats,%d' % port).encode())
-            reply = json.loads(s.recv(1 << 20).decode())
+        xs = h.telemetry(prefix, '/ethdev/xstats,%d' % port).get('/ethdev/xstats')
     except (OSError, ValueError):
         return None
-    xs = reply.get('/ethdev/xstats')
     return xs if isinstance(xs, dict) else None
 
 

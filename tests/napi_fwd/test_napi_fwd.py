@@ -34,14 +34,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+from harness import parse_kv, proc_cpu_s, telemetry  # noqa: E402  (shared helpers)
+
 SKIP = 77
-CLK_TCK = os.sysconf('SC_CLK_TCK')
 IDLE_CPU_MAX_PCT = 0.5
 IDLE_WINDOW_S = 5.0
 LATENCY_BOUND_US = 5000
@@ -115,40 +116,6 @@ def env_path(var):
     if not p or not os.path.exists(p):
         raise Failure('%s=%r is not set or missing (run through meson test)' % (var, p))
     return p
-
-
-def proc_cpu_s(pid):
-    with open('/proc/%d/stat' % pid) as f:
-        s = f.read()
-    fields = s[s.rindex(')') + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def telemetry(prefix, cmd):
-    """One telemetry command over the v2 socket (what dpdk-telemetry.py does)."""
-    path = '/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(5)
-    try:
-        s.connect(path)
-        json.loads(s.recv(16384).decode())  # the greeting
-        s.send(cmd.encode())
-        return json.loads(s.recv(65536).decode())
-    finally:
-        s.close()
-
-
-def parse_kv(line):
-    out = {}
-    for k, v in re.findall(r'(\w+)=(\S+)', line):
-        try:
-            out[k] = int(v)
-        except ValueError:
-            try:
-                out[k] = float(v)
-            except ValueError:
-                out[k] = v
-    return out
 
 
 def run(case, frontend):
