@@ -221,11 +221,29 @@ virtq_intr_enabled(const struct virtq *vq)
 	return vq->intr_enabled;
 }
 
+/*
+ * Every head (packed: buffer id) with a cookie is outstanding: added
+ * (published or not) and not taken by get_used. Scan from detach_pos so that
+ * draining is O(num) in all; heads below it were already looked at (the
+ * queue is stopped, no add runs meanwhile). Allowed on a broken queue: the
+ * caller must get its buffers back.
+ */
 void *
 virtq_detach_unused(struct virtq *vq)
 {
-	/* Allowed on a broken queue: the caller must get its buffers back. */
-	return VQ_OPS(vq)->detach_unused(vq);
+	uint32_t i;
+
+	for (i = vq->detach_pos; i < vq->params.num; i++) {
+		void *cookie = vq->heads[i].cookie;
+
+		if (cookie != NULL) {
+			VQ_OPS(vq)->release(vq, (uint16_t)i);
+			vq->detach_pos = (uint16_t)(i + 1);
+			return cookie;
+		}
+	}
+	vq->detach_pos = 0;
+	return NULL;
 }
 
 bool

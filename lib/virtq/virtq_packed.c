@@ -557,26 +557,11 @@ virtq_disable_intr_packed(struct virtq *vq)
 	virtq_set_event_flags_packed(vq, VIRTQ_EVENT_F_DISABLE);
 }
 
-/*
- * Every id with a cookie is outstanding: added (published or not) and not
- * taken by get_used. Scan from detach_pos so that draining is O(num) in all.
- */
-void *
-virtq_detach_unused_packed(struct virtq *vq)
+/* A buffer id given back without the device (queue stopped: virtq_detach_unused()). */
+void
+virtq_release_packed(struct virtq *vq, uint16_t id)
 {
-	uint32_t i;
-
-	for (i = vq->detach_pos; i < vq->params.num; i++) {
-		void *cookie = vq->heads[i].cookie;
-
-		if (cookie != NULL) {
-			virtq_free_id_packed(vq, (uint16_t)i);
-			vq->detach_pos = (uint16_t)(i + 1);
-			return cookie;
-		}
-	}
-	vq->detach_pos = 0;
-	return NULL;
+	virtq_free_id_packed(vq, id);
 }
 
 /*

@@ -36,7 +36,7 @@ struct virtq_head {
 /**
  * @internal
  * Ring operations of one layout. virtq.c calls them only on a queue that is
- * initialised and not broken (except detach_unused, monitor_addr and
+ * initialised and not broken (except release, monitor_addr and
  * vring_base), with validated arguments (see each public function in virtq.h
  * for the contract).
  *
@@ -62,7 +62,8 @@ struct virtq_ops {
 	uint32_t (*enable_intr_prepare)(struct virtq *vq);
 	bool (*poll)(struct virtq *vq, uint32_t opaque);
 	void (*disable_intr)(struct virtq *vq);
-	void *(*detach_unused)(struct virtq *vq);
+	/** Give back the descriptors (ids) of outstanding chain @p head, forget its cookie. */
+	void (*release)(struct virtq *vq, uint16_t head);
 	volatile void *(*monitor_addr)(struct virtq *vq, uint64_t *expected, uint64_t *mask,
 				       uint8_t *size);
 	uint16_t (*vring_base)(const struct virtq *vq);
@@ -89,7 +90,7 @@ struct virtq_ops {
 	uint32_t virtq_enable_intr_prepare_##sfx(struct virtq *vq); \
 	bool virtq_poll_##sfx(struct virtq *vq, uint32_t opaque); \
 	void virtq_disable_intr_##sfx(struct virtq *vq); \
-	void *virtq_detach_unused_##sfx(struct virtq *vq); \
+	void virtq_release_##sfx(struct virtq *vq, uint16_t head); \
 	volatile void *virtq_monitor_addr_##sfx(struct virtq *vq, uint64_t *expected, \
 						uint64_t *mask, uint8_t *size); \
 	uint16_t virtq_vring_base_##sfx(const struct virtq *vq)
@@ -106,7 +107,7 @@ struct virtq_ops {
 	.enable_intr_prepare = virtq_enable_intr_prepare_##sfx, \
 	.poll = virtq_poll_##sfx, \
 	.disable_intr = virtq_disable_intr_##sfx, \
-	.detach_unused = virtq_detach_unused_##sfx, \
+	.release = virtq_release_##sfx, \
 	.monitor_addr = virtq_monitor_addr_##sfx, \
 	.vring_base = virtq_vring_base_##sfx, \
 }

@@ -382,28 +382,11 @@ virtq_disable_intr_split(struct virtq *vq)
 		virtq_set_avail_flags_split(vq, vq->avail_flags | VIRTQ_AVAIL_F_NO_INTERRUPT);
 }
 
-/*
- * Every head with a cookie is outstanding: added (published or not) and not
- * taken by get_used. Scan from detach_pos so that draining is O(num) in all;
- * heads below detach_pos were already looked at (the queue is stopped, no add
- * runs meanwhile).
- */
-void *
-virtq_detach_unused_split(struct virtq *vq)
+/* A chain given back without the device (queue stopped: virtq_detach_unused()). */
+void
+virtq_release_split(struct virtq *vq, uint16_t head)
 {
-	uint32_t i;
-
-	for (i = vq->detach_pos; i < vq->params.num; i++) {
-		void *cookie = vq->heads[i].cookie;
-
-		if (cookie != NULL) {
-			virtq_free_chain_split(vq, (uint16_t)i);
-			vq->detach_pos = (uint16_t)(i + 1);
-			return cookie;
-		}
-	}
-	vq->detach_pos = 0;
-	return NULL;
+	virtq_free_chain_split(vq, head);
 }
 
 /*
