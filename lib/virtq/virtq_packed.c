@@ -233,14 +233,10 @@ virtq_add_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint
 
 	for (i = 0; i < total; i++) {
 		struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
-		uint16_t flags = virtq_avail_bits_packed(w);
+		uint16_t flags = virtq_avail_bits_packed(w) | virtq_chain_flags(i, out, total);
 
-		if (i >= out) {
-			flags |= VIRTQ_DESC_F_WRITE;
+		if (i >= out)
 			in_len += sg[i].len;
-		}
-		if (i + 1 < total)
-			flags |= VIRTQ_DESC_F_NEXT;
 		d->addr = sg[i].addr;
 		d->len = sg[i].len;
 		d->id = id;

@@ -112,6 +112,19 @@ struct virtq_ops {
 	.vring_base = virtq_vring_base_##sfx, \
 }
 
+/**
+ * @internal
+ * Flags of element @p i of a chain of @p total elements whose first @p out
+ * are device-readable: WRITE for the device-writable ones, NEXT on all but
+ * the last. The same rule in both layouts.
+ */
+static inline uint16_t
+virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
+{
+	return (uint16_t)((i >= out ? VIRTQ_DESC_F_WRITE : 0) |
+			  (i + 1 < total ? VIRTQ_DESC_F_NEXT : 0));
+}
+
 /** @internal Room for the broken reason, terminating NUL included. */
 #define VIRTQ_REASON_LEN 64
 

@@ -126,14 +126,10 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 
 	for (i = 0; i < total; i++) {
 		struct virtq_desc *d = &vq->split.desc[idx];
-		uint16_t flags = 0;
+		uint16_t flags = virtq_chain_flags(i, out, total);
 
-		if (i >= out) {
-			flags |= VIRTQ_DESC_F_WRITE;
+		if (i >= out)
 			in_len += sg[i].len;
-		}
-		if (i + 1 < total)
-			flags |= VIRTQ_DESC_F_NEXT;
 		d->addr = sg[i].addr;
 		d->len = sg[i].len;
 		d->flags = flags;
