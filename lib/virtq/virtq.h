@@ -58,6 +58,21 @@ struct virtq_params {
 	 * of it: use virtq_vring_base(). 0 is a fresh ring for both layouts.
 	 */
 	uint16_t start_idx;
+	/**
+	 * VIRTIO_F_IN_ORDER negotiated: the device uses buffers in the order
+	 * they were made available, and may report a batch of them with one
+	 * used entry (packed ring: one used descriptor carrying the id of the
+	 * batch's last buffer). Buffer ids and descriptors are then allocated
+	 * in ring order and nothing is read that in-order completion implies.
+	 */
+	bool in_order;
+	/**
+	 * VIRTIO_F_RING_INDIRECT_DESC negotiated: descriptors per indirect
+	 * table (0: no indirect descriptors). Ring memory then also holds one
+	 * table per buffer id, and virtq_add() puts a chain of two or more
+	 * elements, at most this many, in a table taking one ring slot.
+	 */
+	uint16_t indirect_max;
 };
 
 /** One element of a descriptor chain. */
