@@ -23,21 +23,26 @@
 #include "virtq.h"
 #include "virtq_private.h"
 
-/* The layouts, indexed by enum virtq_layout. */
-static const struct virtq_ops virtq_layout_ops[] = {
+/* Number of layouts in enum virtq_layout. */
+#define VIRTQ_NB_LAYOUTS 2
+
+/* The layouts, indexed by enum virtq_layout, then their in-order variants. */
+static const struct virtq_ops virtq_layout_ops[2 * VIRTQ_NB_LAYOUTS] = {
 	[VIRTQ_LAYOUT_SPLIT] = VIRTQ_LAYOUT_OPS(split),
 	[VIRTQ_LAYOUT_PACKED] = VIRTQ_LAYOUT_OPS(packed),
+	[VIRTQ_NB_LAYOUTS + VIRTQ_LAYOUT_SPLIT] = VIRTQ_LAYOUT_OPS_IO(split),
+	[VIRTQ_NB_LAYOUTS + VIRTQ_LAYOUT_PACKED] = VIRTQ_LAYOUT_OPS_IO(packed),
 };
 
-/* The operations of an initialised queue (its layout was checked by init). */
-#define VQ_OPS(vq) (&virtq_layout_ops[(vq)->params.layout])
+/* The operations of an initialised queue (checked by init). */
+#define VQ_OPS(vq) (&virtq_layout_ops[(vq)->ops_idx])
 
 static const struct virtq_ops *
 virtq_params_ops(const struct virtq_params *p)
 {
 	if (p == NULL)
 		return NULL;
-	if ((unsigned int)p->layout >= sizeof(virtq_layout_ops) / sizeof(virtq_layout_ops[0]))
+	if ((unsigned int)p->layout >= VIRTQ_NB_LAYOUTS)
 		return NULL;
 	/*
 	 * A power of two, 2..VIRTQ_MAX_NUM. The packed ring allows any size up
@@ -80,6 +85,7 @@ virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem)
 	memset(ring_mem, 0, ops->ring_mem_size(p->num));
 	vq->params = *p;
 	vq->mask = p->num - 1;
+	vq->ops_idx = (uint8_t)(p->layout + (p->in_order ? VIRTQ_NB_LAYOUTS : 0));
 	vq->next = (uint16_t *)&vq->heads[p->num];
 
 	/* Every descriptor free, linked in index order. */

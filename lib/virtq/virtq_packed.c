@@ -54,6 +54,8 @@
 #include <stdint.h>
 
 #include <rte_atomic.h>
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
 
 #include "virtq.h"
 #include "virtq_private.h"
@@ -153,6 +155,8 @@ virtq_init_packed(struct virtq *vq, void *ring_mem)
 	vq->packed.head_flags = 0;
 	vq->packed.event_flags = VIRTQ_EVENT_F_DISABLE;
 	vq->packed.event_off_wrap = 0;
+	vq->packed.ord_end = start;
+	vq->packed.ord_len = 0;
 	vq->packed.driver->flags = vq->packed.event_flags;
 	vq->packed.driver->off_wrap = vq->packed.event_off_wrap;
 	vq->intr_enabled = false;
@@ -205,10 +209,10 @@ virtq_free_id_packed(struct virtq *vq, uint16_t id)
 	struct virtq_head *h = &vq->heads[id];
 
 	vq->num_free = (uint16_t)(vq->num_free + h->ndescs);
+	/* cookie NULL marks the id free; the other fields are rewritten by
+	 * the next add.
+	 */
 	h->cookie = NULL;
-	h->ndescs = 0;
-	h->nin = 0;
-	h->in_len = 0;
 	/* When no id was free, free_head was stale; the list is walked by count. */
 	vq->next[id] = vq->free_head;
 	vq->free_head = id;
@@ -219,12 +223,11 @@ virtq_free_id_packed(struct virtq *vq, uint16_t id)
  * the flags, which the device may be polling): the device reads none of them
  * before it sees the head flags, stored last with a release.
  */
-void
-virtq_add_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
-		 void *cookie)
+static __rte_always_inline void
+virtq_add_chain_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		       void *cookie, uint16_t id)
 {
 	uint16_t total = (uint16_t)(out + in);
-	uint16_t id = virtq_alloc_id_packed(vq);
 	uint16_t pos = vq->avail_idx;
 	bool w = vq->packed.avail_wrap;
 	uint16_t head_flags = 0;
@@ -254,25 +257,58 @@ virtq_add_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint
 	virtq_commit_chain_packed(vq, id, head_flags, total, pos, w);
 }
 
-/* The rx refill and single-segment tx paths: one descriptor per buffer. */
-uint16_t
-virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-		      uint16_t n, bool in)
+void
+virtq_add_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		 void *cookie)
 {
-	const uint16_t flags = in ? VIRTQ_DESC_F_WRITE : 0;
+	virtq_add_chain_packed(vq, sg, out, in, cookie, virtq_alloc_id_packed(vq));
+}
+
+/* In order: a chain's buffer id is the slot of its first descriptor. */
+void
+virtq_add_packed_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		    void *cookie)
+{
+	virtq_add_chain_packed(vq, sg, out, in, cookie, vq->avail_idx & vq->mask);
+}
+
+/*
+ * The rx refill and single-segment tx paths: one descriptor per buffer.
+ * Positions and counters are kept in locals and written back once: the
+ * release stores of head flags are compiler barriers that would otherwise
+ * reload and store the queue's fields for every buffer.
+ */
+static __rte_always_inline uint16_t
+virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			     uint16_t n, bool in, bool io)
+{
+	const uint16_t dir = in ? VIRTQ_DESC_F_WRITE : 0;
+	const uint16_t mask = vq->mask;
+	struct virtq_packed_desc *ring = vq->packed.desc;
+	struct virtq_head *heads = vq->heads;
+	uint16_t *next = vq->next;
+	uint16_t pos = vq->avail_idx;
+	bool w = vq->packed.avail_wrap;
+	uint16_t free_head = vq->free_head;
+	bool hold = pos == vq->avail_published;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		uint16_t pos = vq->avail_idx;
-		bool w = vq->packed.avail_wrap;
-		struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
+		struct virtq_packed_desc *d = &ring[pos & mask];
+		uint16_t flags = dir | virtq_avail_bits_packed(w);
 		struct virtq_head *h;
 		uint16_t id;
 
 		if (cookies[i] == NULL)
 			break;
-		id = virtq_alloc_id_packed(vq);
-		h = &vq->heads[id];
+		if (io) {
+			id = pos & mask;
+		} else {
+			id = free_head;
+			free_head = next[id];
+			next[id] = pos;    /* in flight: its position */
+		}
+		h = &heads[id];
 		d->addr = sg[i].addr;
 		d->len = sg[i].len;
 		d->id = id;
@@ -280,11 +316,36 @@ virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *
 		h->ndescs = 1;
 		h->nin = in;
 		h->in_len = in ? sg[i].len : 0;
-		virtq_advance_packed(vq, &pos, &w, 1);
-		virtq_commit_chain_packed(vq, id,
-			flags | virtq_avail_bits_packed(vq->packed.avail_wrap), 1, pos, w);
+		if (hold) {
+			/* The first unpublished head: kick_prepare publishes it. */
+			vq->packed.head_flags = flags;
+			hold = false;
+		} else {
+			virtq_store_head_flags_packed(vq, pos, flags);
+		}
+		pos = (uint16_t)(pos + 1);
+		if ((pos & mask) == 0)
+			w = !w;
 	}
+	vq->avail_idx = pos;
+	vq->packed.avail_wrap = w;
+	vq->free_head = free_head;
+	vq->num_free = (uint16_t)(vq->num_free - i);
 	return i;
+}
+
+uint16_t
+virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+		      uint16_t n, bool in)
+{
+	return virtq_add_bufs_packed_common(vq, sg, cookies, n, in, false);
+}
+
+uint16_t
+virtq_add_bufs_packed_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			 uint16_t n, bool in)
+{
+	return virtq_add_bufs_packed_common(vq, sg, cookies, n, in, true);
 }
 
 /*
@@ -425,26 +486,30 @@ virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t infligh
 uint16_t
 virtq_get_used_packed(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
+	/* Locals, written back once (the acquire loads are compiler barriers). */
+	uint16_t pos = vq->last_used;
+	bool w = vq->packed.used_wrap;
+	uint16_t inflight = (uint16_t)(vq->avail_published - pos);
 	uint16_t n;
 
 	for (n = 0; n < max; n++) {
-		/* Published descriptors not yet used, modulo 2^16. */
-		uint16_t inflight = (uint16_t)(vq->avail_published - vq->last_used);
 		uint16_t id;
 		uint32_t len;
 		struct virtq_head *h;
 
-		if (virtq_check_used_packed(vq, vq->last_used, vq->packed.used_wrap, inflight,
-					    &id, &len) != 1)
+		if (virtq_check_used_packed(vq, pos, w, inflight, &id, &len) != 1)
 			break;
 		h = &vq->heads[id];
 		cookies[n] = h->cookie;
 		if (lens != NULL)
 			lens[n] = len;
 		/* The device skipped the chain's other slots (2.8.7). */
-		virtq_advance_packed(vq, &vq->last_used, &vq->packed.used_wrap, h->ndescs);
+		virtq_advance_packed(vq, &pos, &w, h->ndescs);
+		inflight = (uint16_t)(inflight - h->ndescs);
 		virtq_free_id_packed(vq, id);
 	}
+	vq->last_used = pos;
+	vq->packed.used_wrap = w;
 	return n;
 }
 
@@ -472,6 +537,142 @@ virtq_used_count_packed(struct virtq *vq)
 		n++;
 	}
 	return r < 0 ? 0 : n;
+}
+
+/*
+ * In order (VIRTIO_F_IN_ORDER, 2.8.20): the used descriptor at @p pos (wrap
+ * @p w, @p inflight published slots not yet used from @p pos on) may carry
+ * the id of a later chain, meaning every chain from @p pos to that one
+ * inclusive is used (lib/vhost writes one for a batch of transmitted
+ * buffers: vhost_shadow_dequeue_batch_packed_inorder, flushed by
+ * vhost_flush_dequeue_shadow_packed). Buffer ids are slots of first
+ * descriptors, so the id says where the batch ends.
+ * @return 1 with *endp = the position after the batch and *lenp = the used
+ * len of its last chain; 0 not used yet; -1 bad (queue marked broken).
+ */
+static inline int
+virtq_check_used_packed_io(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
+			   uint16_t *endp, uint32_t *lenp)
+{
+	const struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
+	const struct virtq_head *h;
+	uint16_t flags, id, dist;
+	uint32_t len;
+
+	/* Acquire: as in virtq_check_used_packed(). */
+	flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	if (!virtq_is_used_packed(flags, w))
+		return 0;
+	if (inflight == 0) {
+		virtq_bad_used(vq, "used descriptor where none was expected");
+		return -1;
+	}
+	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	if (id >= vq->params.num) {
+		virtq_bad_used(vq, "used id out of range");
+		return -1;
+	}
+	/* The chains in flight and published tile [pos, pos + inflight), one
+	 * head each, and only heads in flight have a cookie.
+	 */
+	h = &vq->heads[id];
+	dist = (uint16_t)((id - pos) & vq->mask);
+	if (h->cookie == NULL || dist >= inflight) {
+		virtq_bad_used(vq, "used id is not an outstanding buffer");
+		return -1;
+	}
+	if ((uint32_t)dist + h->ndescs > inflight) {
+		virtq_bad_used(vq, "used chain runs past the published descriptors");
+		return -1;
+	}
+	if (h->nin == 0)
+		len = 0;
+	else if (len > h->in_len) {
+		virtq_bad_used(vq, "used len exceeds the writable length");
+		return -1;
+	}
+	*endp = (uint16_t)(pos + dist + h->ndescs);
+	*lenp = len;
+	return 1;
+}
+
+uint16_t
+virtq_get_used_packed_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
+{
+	const uint16_t mask = vq->mask;
+	struct virtq_head *heads = vq->heads;
+	uint16_t pos = vq->last_used;
+	uint16_t end = vq->packed.ord_end;
+	uint32_t end_len = vq->packed.ord_len;
+	bool w = vq->packed.used_wrap;
+	uint16_t freed = 0;
+	uint16_t n;
+
+	for (n = 0; n < max; n++) {
+		struct virtq_head *h;
+		uint32_t len = 0;
+
+		if (pos == end) {
+			uint16_t inflight = (uint16_t)(vq->avail_published - pos);
+
+			if (virtq_check_used_packed_io(vq, pos, w, inflight, &end, &end_len) != 1)
+				break;
+		}
+		h = &heads[pos & mask];
+		if ((uint16_t)(pos + h->ndescs) == end) {
+			len = end_len;
+		} else if (unlikely(h->nin != 0)) {
+			/* Its len would be lost: a device must report each
+			 * device-writable buffer (lib/vhost does, on rx).
+			 */
+			virtq_bad_used(vq, "in-order batch skips a device-writable buffer");
+			break;
+		}
+		cookies[n] = h->cookie;
+		if (lens != NULL)
+			lens[n] = len;
+		h->cookie = NULL;
+		freed = (uint16_t)(freed + h->ndescs);
+		if ((uint32_t)(pos & mask) + h->ndescs >= vq->params.num)
+			w = !w;
+		pos = (uint16_t)(pos + h->ndescs);
+	}
+	vq->last_used = pos;
+	vq->packed.used_wrap = w;
+	vq->packed.ord_end = vq->broken ? pos : end;
+	vq->packed.ord_len = end_len;
+	vq->num_free = (uint16_t)(vq->num_free + freed);
+	return n;
+}
+
+/* As virtq_used_count_packed(), counting the chains a batch reported. */
+uint16_t
+virtq_used_count_packed_io(struct virtq *vq)
+{
+	uint16_t pos = vq->last_used;
+	uint16_t end = vq->packed.ord_end;
+	uint32_t len;
+	bool w = vq->packed.used_wrap;
+	uint16_t n = 0;
+
+	for (;;) {
+		uint16_t nd;
+
+		if (pos == end) {
+			int r = virtq_check_used_packed_io(vq, pos, w,
+							   (uint16_t)(vq->avail_published - pos),
+							   &end, &len);
+
+			if (r < 0)
+				return 0;
+			if (r == 0)
+				return n;
+		}
+		nd = vq->heads[pos & vq->mask].ndescs;
+		virtq_advance_packed(vq, &pos, &w, nd);
+		n++;
+	}
 }
 
 /* Write driver event flags if they change; true if shared memory was written. */
@@ -523,6 +724,9 @@ virtq_enable_intr_prepare_packed(struct virtq *vq)
 	vq->intr_enabled = true;
 	if (wrote)
 		vq->stats.intr_arms++;
+	/* In order: a batch already reported and not all taken. */
+	if (vq->params.in_order && vq->packed.ord_end != vq->last_used)
+		return off_wrap | VIRTQ_OPAQUE_PENDING;
 	return off_wrap;
 }
 
@@ -531,6 +735,8 @@ virtq_poll_packed(struct virtq *vq, uint32_t opaque)
 {
 	uint16_t flags;
 
+	if (opaque & VIRTQ_OPAQUE_PENDING)
+		return true;
 	/*
 	 * Full barrier: our store of the driver event flags / off_wrap (the
 	 * arming) before our load of the used flags; pairs with the full
@@ -560,6 +766,14 @@ virtq_release_packed(struct virtq *vq, uint16_t id)
 	virtq_free_id_packed(vq, id);
 }
 
+/* In order: ids are slots, there is no list to return the id to. */
+void
+virtq_release_packed_io(struct virtq *vq, uint16_t id)
+{
+	vq->num_free = (uint16_t)(vq->num_free + vq->heads[id].ndescs);
+	vq->heads[id].cookie = NULL;
+}
+
 /*
  * The device's next completion stores the flags of the slot at last_used,
  * making AVAIL == USED == used wrap. Until then the slot holds one of the
@@ -582,6 +796,11 @@ virtq_monitor_addr_packed(struct virtq *vq, uint64_t *expected, uint64_t *mask, 
 
 	if (now == virtq_used_bits_packed(vq->packed.used_wrap))
 		now = virtq_avail_bits_packed(vq->packed.used_wrap);
+	else if (vq->params.in_order && vq->packed.ord_end != vq->last_used)
+		/* In order, a batch reported and not all taken: the slot was
+		 * skipped and keeps its value; expect another, do not sleep.
+		 */
+		now ^= VIRTQ_DESC_F_USED;
 	*expected = now;
 	*mask = bits;
 	*size = sizeof(d->flags);

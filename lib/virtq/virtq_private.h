@@ -95,6 +95,22 @@ struct virtq_ops {
 						uint64_t *mask, uint8_t *size); \
 	uint16_t virtq_vring_base_##sfx(const struct virtq *vq)
 
+/**
+ * @internal
+ * The in-order variant of a layout (params.in_order): the same table, with
+ * the operations whose id allocation or completion rule differs replaced by
+ * their _<sfx>_io versions (VIRTQ_LAYOUT_DECLARE_IO).
+ */
+#define VIRTQ_LAYOUT_DECLARE_IO(sfx) \
+	void virtq_add_##sfx##_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, \
+				  uint16_t in, void *cookie); \
+	uint16_t virtq_add_bufs_##sfx##_io(struct virtq *vq, const struct virtq_sg *sg, \
+					   void *const *cookies, uint16_t n, bool in); \
+	uint16_t virtq_get_used_##sfx##_io(struct virtq *vq, void **cookies, uint32_t *lens, \
+					   uint16_t max); \
+	uint16_t virtq_used_count_##sfx##_io(struct virtq *vq); \
+	void virtq_release_##sfx##_io(struct virtq *vq, uint16_t head)
+
 /** @internal The designated initializer of one layout's table. */
 #define VIRTQ_LAYOUT_OPS(sfx) { \
 	.ring_mem_size = virtq_ring_mem_size_##sfx, \
@@ -111,6 +127,31 @@ struct virtq_ops {
 	.monitor_addr = virtq_monitor_addr_##sfx, \
 	.vring_base = virtq_vring_base_##sfx, \
 }
+
+/** @internal The table of a layout's in-order variant. */
+#define VIRTQ_LAYOUT_OPS_IO(sfx) { \
+	.ring_mem_size = virtq_ring_mem_size_##sfx, \
+	.init = virtq_init_##sfx, \
+	.add = virtq_add_##sfx##_io, \
+	.add_bufs = virtq_add_bufs_##sfx##_io, \
+	.kick_prepare = virtq_kick_prepare_##sfx, \
+	.get_used = virtq_get_used_##sfx##_io, \
+	.used_count = virtq_used_count_##sfx##_io, \
+	.enable_intr_prepare = virtq_enable_intr_prepare_##sfx, \
+	.poll = virtq_poll_##sfx, \
+	.disable_intr = virtq_disable_intr_##sfx, \
+	.release = virtq_release_##sfx##_io, \
+	.monitor_addr = virtq_monitor_addr_##sfx, \
+	.vring_base = virtq_vring_base_##sfx, \
+}
+
+/**
+ * @internal
+ * Bit of the virtq_enable_intr_prepare() opaque: completions the device
+ * already reported are not taken yet (packed in-order: the rest of a batch
+ * reported by one used descriptor), so virtq_poll() must say true at once.
+ */
+#define VIRTQ_OPAQUE_PENDING (UINT32_C(1) << 16)
 
 /**
  * @internal
@@ -134,8 +175,12 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
  * structure, then heads[num], then the free-list links next[num].
  */
 struct virtq {
-	struct virtq_params params;  /**< params.layout selects the operations. */
+	struct virtq_params params;
 	uint16_t mask;             /**< num - 1: indices are masked only at access. */
+	/** Index of the operations in the per-process table: the layout, and
+	 * its in-order variant if params.in_order.
+	 */
+	uint8_t ops_idx;
 
 	/*
 	 * Descriptor allocation (private, never read from shared memory).
@@ -144,6 +189,11 @@ struct virtq {
 	 * free_head/next[] link free buffer ids; heads[] is indexed by buffer id,
 	 * and next[id] of an id in flight holds the free-running ring position
 	 * of its chain's first descriptor.
+	 * In order (params.in_order), no list: split takes descriptors in
+	 * index order from free_head (the oldest chain in flight starts at
+	 * split.ord_head); packed uses the slot of a chain's first descriptor
+	 * as its buffer id. heads[i].cookie != NULL still marks exactly the
+	 * heads (ids) in flight.
 	 */
 	uint16_t num_free;
 	uint16_t free_head;        /**< First free descriptor / id; valid when num_free > 0. */
@@ -185,6 +235,7 @@ struct virtq {
 			struct virtq_used *used;
 			uint16_t *used_event;   /**< In the avail ring, after ring[num]. */
 			uint16_t *avail_event;  /**< In the used ring, after ring[num]. */
+			uint16_t ord_head;      /**< In order: head of the oldest chain in flight. */
 		} split;
 		struct {
 			struct virtq_packed_desc *desc;
@@ -195,6 +246,13 @@ struct virtq {
 			uint16_t head_flags;    /**< Flags of the head at avail_published. */
 			uint16_t event_flags;   /**< Shadow of driver->flags. */
 			uint16_t event_off_wrap; /**< Shadow of driver->off_wrap. */
+			/* In order: the device reported every chain before
+			 * position ord_end used (one used descriptor for a
+			 * batch); last_used == ord_end when none is pending.
+			 * ord_len is the used len of the chain ending there.
+			 */
+			uint16_t ord_end;
+			uint32_t ord_len;
 		} packed;
 	};
 
@@ -214,5 +272,8 @@ void virtq_bad_used(struct virtq *vq, const char *reason);
 VIRTQ_LAYOUT_DECLARE(split);
 /** @internal The packed-ring operations (virtq_packed.c). */
 VIRTQ_LAYOUT_DECLARE(packed);
+/** @internal In-order variants (virtq_split.c, virtq_packed.c). */
+VIRTQ_LAYOUT_DECLARE_IO(split);
+VIRTQ_LAYOUT_DECLARE_IO(packed);
 
 #endif /* _VIRTQ_PRIVATE_H_ */

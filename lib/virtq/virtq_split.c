@@ -25,6 +25,8 @@
 #include <stdint.h>
 
 #include <rte_atomic.h>
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
 
 #include "virtq.h"
 #include "virtq_private.h"
@@ -86,6 +88,7 @@ virtq_init_split(struct virtq *vq, void *ring_mem)
 		vq->avail_flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
 		vq->split.avail->flags = vq->avail_flags;
 	}
+	vq->split.ord_head = vq->free_head;
 	vq->intr_enabled = false;
 }
 
@@ -103,10 +106,8 @@ virtq_free_chain_split(struct virtq *vq, uint16_t head)
 	vq->next[last] = vq->free_head;
 	vq->free_head = head;
 	vq->num_free += h->ndescs;
+	/* cookie NULL marks the head free; the next add rewrites the rest. */
 	h->cookie = NULL;
-	h->ndescs = 0;
-	h->nin = 0;
-	h->in_len = 0;
 }
 
 /*
@@ -179,6 +180,95 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 		vq->avail_idx++;
 	}
+	return i;
+}
+
+/*
+ * In order: chains take descriptors in index order from free_head, wrapping
+ * at num. Completions come in the same order, so the free descriptors are
+ * always the ones from free_head on. Links and flags are written as in
+ * virtq_add_split(); only where the descriptors come from differs.
+ */
+void
+virtq_add_split_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		   void *cookie)
+{
+	uint32_t total = (uint32_t)out + in;
+	uint16_t head = vq->free_head;
+	uint16_t idx = head;
+	uint64_t in_len = 0;
+	uint32_t i;
+
+	for (i = 0; i < total; i++) {
+		struct virtq_desc *d = &vq->split.desc[idx];
+		uint16_t flags = virtq_chain_flags(i, out, total);
+		uint16_t nxt = (uint16_t)((idx + 1) & vq->mask);
+
+		if (i >= out)
+			in_len += sg[i].len;
+		d->addr = sg[i].addr;
+		d->len = sg[i].len;
+		d->flags = flags;
+		d->next = (flags & VIRTQ_DESC_F_NEXT) ? nxt : 0;
+		idx = nxt;
+	}
+	vq->free_head = idx;
+	vq->num_free -= total;
+
+	vq->heads[head].cookie = cookie;
+	vq->heads[head].ndescs = total;
+	vq->heads[head].nin = in;
+	vq->heads[head].in_len = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;
+	vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
+	vq->avail_idx++;
+}
+
+/*
+ * In order, one descriptor per buffer. With only such chains in the ring, a
+ * slot of the avail ring always names the same descriptor, lap after lap:
+ * the entry is rewritten only when it changes, so its cache line stays
+ * clean and the device's reads of it stay in its cache. Likewise flags and
+ * next, which only change when the descriptor last served a chain of
+ * another kind.
+ */
+uint16_t
+virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			uint16_t n, bool in)
+{
+	const uint16_t flags = in ? VIRTQ_DESC_F_WRITE : 0;
+	const uint16_t mask = vq->mask;
+	struct virtq_desc *desc = vq->split.desc;
+	uint16_t *ring = vq->split.avail->ring;
+	struct virtq_head *heads = vq->heads;
+	uint16_t head = vq->free_head;
+	uint16_t avail = vq->avail_idx;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct virtq_desc *d = &desc[head];
+		struct virtq_head *h = &heads[head];
+		uint16_t *slot = &ring[avail & mask];
+
+		if (cookies[i] == NULL)
+			break;
+		d->addr = sg[i].addr;
+		d->len = sg[i].len;
+		if (d->flags != flags || d->next != 0) {
+			d->flags = flags;
+			d->next = 0;
+		}
+		h->cookie = cookies[i];
+		h->ndescs = 1;
+		h->nin = in;
+		h->in_len = in ? sg[i].len : 0;
+		if (*slot != head)
+			*slot = head;
+		avail++;
+		head = (uint16_t)((head + 1) & mask);
+	}
+	vq->free_head = head;
+	vq->avail_idx = avail;
+	vq->num_free = (uint16_t)(vq->num_free - i);
 	return i;
 }
 
@@ -316,6 +406,87 @@ virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t 
 	return n;
 }
 
+/*
+ * In order: the used entries come in the order the chains were made
+ * available, so the next one belongs to the chain at ord_head. Its entry is
+ * read only when its len matters (device-writable buffers: rx), and then its
+ * id must be ord_head; for device-readable chains (tx) the used idx alone
+ * says how many completed, and the entries' cache lines are not touched.
+ */
+uint16_t
+virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
+{
+	const uint16_t mask = vq->mask;
+	const struct virtq_used_elem *ring = vq->split.used->ring;
+	struct virtq_head *heads = vq->heads;
+	uint16_t last = vq->last_used;
+	uint16_t head = vq->split.ord_head;
+	uint16_t freed = 0;
+	uint16_t used_idx;
+	uint16_t pending;
+	uint16_t n;
+
+	/* Acquire: as in virtq_get_used_split(). */
+	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE);
+	pending = (uint16_t)(used_idx - last);
+	/* In flight: published entries not yet used. */
+	if (pending > (uint16_t)(vq->avail_published - last)) {
+		virtq_bad_used(vq, "used idx moved past the published buffers");
+		return 0;
+	}
+	if (pending > max)
+		pending = max;
+
+	for (n = 0; n < pending; n++) {
+		struct virtq_head *h = &heads[head];
+		uint32_t len = 0;
+
+		if (h->nin != 0) {
+			const struct virtq_used_elem *e = &ring[last & mask];
+			uint32_t id = __atomic_load_n(&e->id, __ATOMIC_RELAXED);
+
+			len = __atomic_load_n(&e->len, __ATOMIC_RELAXED);
+			if (unlikely(id != head)) {
+				virtq_bad_used(vq, "used id out of order");
+				break;
+			}
+			if (unlikely(len > h->in_len)) {
+				virtq_bad_used(vq, "used len exceeds the writable length");
+				break;
+			}
+		}
+		cookies[n] = h->cookie;
+		if (lens != NULL)
+			lens[n] = len;
+		h->cookie = NULL;
+		freed = (uint16_t)(freed + h->ndescs);
+		head = (uint16_t)((head + h->ndescs) & mask);
+		last++;
+	}
+	vq->last_used = last;
+	vq->split.ord_head = head;
+	vq->num_free = (uint16_t)(vq->num_free + freed);
+
+	/* As in virtq_get_used_split(): keep a disarmed used_event out of reach. */
+	if (vq->params.event_idx && !vq->intr_enabled && !vq->broken &&
+	    (uint16_t)(vq->last_used - vq->used_event) >= 0x8000)
+		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
+	return n;
+}
+
+uint16_t
+virtq_used_count_split_io(struct virtq *vq)
+{
+	uint16_t pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
+				      vq->last_used);
+
+	if (pending > (uint16_t)(vq->avail_published - vq->last_used)) {
+		virtq_bad_used(vq, "used idx moved past the published buffers");
+		return 0;
+	}
+	return pending;
+}
+
 uint16_t
 virtq_used_count_split(struct virtq *vq)
 {
@@ -383,6 +554,14 @@ void
 virtq_release_split(struct virtq *vq, uint16_t head)
 {
 	virtq_free_chain_split(vq, head);
+}
+
+/* In order: no list; free_head stays where the next chain goes. */
+void
+virtq_release_split_io(struct virtq *vq, uint16_t head)
+{
+	vq->num_free = (uint16_t)(vq->num_free + vq->heads[head].ndescs);
+	vq->heads[head].cookie = NULL;
 }
 
 /*

@@ -454,6 +454,7 @@ fake_dev_push_raw_packed(struct fake_dev *d, uint32_t id, uint32_t len, uint16_t
 	e->pos = d->used_idx;
 	e->id = (uint16_t)id;   /* the field is 16 bits: what a device can write */
 	e->len = len;
+	e->read_only = false;
 	d->used_idx = (uint16_t)(d->used_idx + count);
 }
 
@@ -475,6 +476,20 @@ fake_dev_flush_packed(struct fake_dev *d)
 
 	if (n == 0)
 		return false;
+	if (d->inorder_batch) {
+		bool all_ro = true;
+
+		for (i = 0; i < n; i++)
+			all_ro = all_ro && d->packed.pend[i].read_only;
+		if (all_ro) {
+			/* One used descriptor for the batch, as
+			 * vhost_shadow_dequeue_batch_packed_inorder leaves it for
+			 * vhost_flush_dequeue_shadow_packed.
+			 */
+			d->packed.pend[0].id = d->packed.pend[n - 1].id;
+			n = 1;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct virtq_packed_desc *desc = &d->packed.desc[d->packed.pend[i].pos & d->mask];
 
@@ -609,6 +624,7 @@ fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_b
 	d->ops = fake_dev_layout_ops[p->layout];
 	d->params = *p;
 	d->mask = p->num - 1;
+	d->inorder_batch = p->in_order;
 	d->held = calloc(p->num, 1);
 	if (d->held == NULL)
 		return -ENOMEM;
@@ -676,6 +692,8 @@ fake_dev_push(struct fake_dev *d, const struct fake_dev_chain *c, uint32_t len)
 	if (d->ops->release(d, c) != 0)
 		return -EINVAL;
 	d->ops->push_raw(d, c->id, len, c->ndescs);
+	if (d->params.layout == VIRTQ_LAYOUT_PACKED && c->nin == 0)
+		d->packed.pend[d->packed.npend - 1].read_only = true;
 	d->pushes++;
 	d->unflushed++;
 	return 0;

@@ -55,6 +55,7 @@ struct fake_dev_pending {
 	uint16_t pos;       /**< Free-running position. */
 	uint16_t id;
 	uint32_t len;
+	bool read_only;     /**< Pushed for a chain with no writable buffer. */
 };
 
 struct fake_dev_ops;
@@ -85,6 +86,14 @@ struct fake_dev {
 	uint16_t signalled_used;   /**< Used idx at the previous call decision. */
 	uint8_t *held;             /**< [num] descriptor (packed: buffer id) popped, not pushed. */
 	uint64_t unflushed;        /**< Used entries pushed since the last flush. */
+	/**
+	 * Packed, in order (set from params.in_order by init; tests may
+	 * change it): a flush of entries that are all for read-only chains
+	 * (fake_dev_push of a chain without writable buffers) writes ONE used
+	 * descriptor, at the first one's position, with the last one's id (the
+	 * batch form of lib/vhost's in-order dequeue).
+	 */
+	bool inorder_batch;
 
 	/* Counters, exact. */
 	uint64_t kicks;            /**< fake_dev_kick() calls. */
