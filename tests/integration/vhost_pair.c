@@ -131,6 +131,8 @@ struct pair_opts {
 	bool sigpipe_ok;
 	uint16_t sizes[16];
 	unsigned int nb_sizes;
+	uint64_t features_on;    /* virtio feature bits the back end must see negotiated */
+	uint64_t features_off;   /* ... and must not */
 };
 
 static struct pair_opts opts = {
@@ -655,12 +657,34 @@ wait_link(uint16_t port, const char *who, bool up, double timeout)
 	return 0;
 }
 
+/* The feature bits the front end negotiated, as the back end sees them. */
+static int
+check_features(void)
+{
+	int vid = rte_eth_vhost_get_vid_from_port_id(be_port);
+	uint64_t f = 0;
+
+	if (opts.features_on == 0 && opts.features_off == 0)
+		return 0;
+	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &f) != 0)
+		return fail("cannot read the negotiated features (vid %d)", vid);
+	if ((f & opts.features_on) != opts.features_on || (f & opts.features_off) != 0)
+		return fail("negotiated features 0x%" PRIx64 ": expected bits 0x%" PRIx64
+			    " set and 0x%" PRIx64 " clear", f, opts.features_on,
+			    opts.features_off);
+	printf("# negotiated features 0x%" PRIx64 " (bits 0x%" PRIx64 " set, 0x%" PRIx64
+	       " clear, as expected)\n", f, opts.features_on, opts.features_off);
+	return 0;
+}
+
 static int
 wait_links_up(void)
 {
 	if (wait_link(be_port, "back end", true, 10.0) != 0)
 		return -1;
-	return wait_link(fe_port, "front end", true, 10.0);
+	if (wait_link(fe_port, "front end", true, 10.0) != 0)
+		return -1;
+	return check_features();
 }
 
 static int
@@ -1330,6 +1354,7 @@ usage(const char *prog)
 		"          --frontend DEVARGS --name TESTNAME [--queues N]\n"
 		"          [--packets N] [--cycles N] [--timeout S] [--bad DEVARGS]...\n"
 		"          [--log-level LEVEL] [--eal ARG]... [--allow-tx-after-linkdown]\n"
+		"          [--expect-features MASK] [--expect-no-features MASK]\n"
 		"          [--allow-sigpipe] [--sizes N,N,...]\n"
 		"DEVARGS may contain {sock} and {queues}.\n", prog);
 }
@@ -1384,6 +1409,8 @@ parse_args(int argc, char **argv)
 		{ "allow-tx-after-linkdown", no_argument, NULL, 'a' },
 		{ "allow-sigpipe", no_argument, NULL, 'P' },
 		{ "sizes", required_argument, NULL, 'S' },
+		{ "expect-features", required_argument, NULL, 'F' },
+		{ "expect-no-features", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1401,6 +1428,8 @@ parse_args(int argc, char **argv)
 		case 'l': opts.log_level = optarg; break;
 		case 'a': opts.tx_after_linkdown = true; break;
 		case 'P': opts.sigpipe_ok = true; break;
+		case 'F': opts.features_on = strtoull(optarg, NULL, 0); break;
+		case 'N': opts.features_off = strtoull(optarg, NULL, 0); break;
 		case 'S':
 			if (parse_sizes(optarg) != 0)
 				return -1;

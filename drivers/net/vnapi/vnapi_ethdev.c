@@ -35,6 +35,7 @@
 #define VNAPI_ARG_EVENT_IDX  "event_idx"
 #define VNAPI_ARG_INTR_RESCUE "intr_rescue"
 #define VNAPI_ARG_PACKED_VQ  "packed_vq"
+#define VNAPI_ARG_IN_ORDER   "in_order"
 
 static const char *const valid_args[] = {
 	VNAPI_ARG_PATH,
@@ -45,6 +46,7 @@ static const char *const valid_args[] = {
 	VNAPI_ARG_EVENT_IDX,
 	VNAPI_ARG_INTR_RESCUE,
 	VNAPI_ARG_PACKED_VQ,
+	VNAPI_ARG_IN_ORDER,
 	NULL,
 };
 
@@ -56,6 +58,7 @@ static const struct vnapi_params vnapi_params_default = {
 	.mrg_rxbuf = true,
 	.event_idx = true,
 	.intr_rescue = VNAPI_RESCUE_SIGNAL,
+	.in_order = true,
 };
 
 /* ---------------------------------------------------------------- devargs */
@@ -161,6 +164,12 @@ vnapi_arg_packed_vq(const char *key, const char *value, void *opaque)
 }
 
 static int
+vnapi_arg_in_order(const char *key, const char *value, void *opaque)
+{
+	return vnapi_arg_bool(key, value, &((struct vnapi_params *)opaque)->in_order);
+}
+
+static int
 vnapi_arg_mac(const char *key, const char *value, void *opaque)
 {
 	struct vnapi_params *p = opaque;
@@ -209,6 +218,7 @@ static const struct {
 	{ VNAPI_ARG_EVENT_IDX, vnapi_arg_event_idx },
 	{ VNAPI_ARG_INTR_RESCUE, vnapi_arg_intr_rescue },
 	{ VNAPI_ARG_PACKED_VQ, vnapi_arg_packed_vq },
+	{ VNAPI_ARG_IN_ORDER, vnapi_arg_in_order },
 };
 
 static int
@@ -221,7 +231,7 @@ vnapi_parse_devargs(const char *name, const char *args, struct vnapi_params *p)
 	*p = vnapi_params_default;
 	kvlist = rte_kvargs_parse(args ? args : "", valid_args);
 	if (kvlist == NULL) {
-		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue, packed_vq",
+		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue, packed_vq, in_order",
 			       name, args ? args : "");
 		return -EINVAL;
 	}
@@ -341,6 +351,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_NET_F_MQ;
 	if (p->packed_vq)
 		want |= 1ULL << VIRTIO_F_RING_PACKED;
+	if (p->in_order)
+		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
@@ -739,13 +751,13 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct vnapi_hw *hw = dev->data->dev_private;
 	uint16_t data_room = rte_pktmbuf_data_room_size(mp);
 	uint32_t frame = dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-	struct virtq_params vp;
+	struct virtq_params vp = { .layout = vnapi_layout(hw) };
 	struct vnapi_rxq *rxq;
 	int ret;
 
-	vp.layout = vnapi_layout(hw);
 	vp.num = vnapi_ring_size(hw, "rx", qid, nb_desc, &ret);
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
+	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
 	vp.start_idx = 0;
 	if (ret != 0)
 		return ret;
@@ -786,19 +798,29 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 
 static int
 vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
-			 unsigned int socket, const struct rte_eth_txconf *conf __rte_unused)
+			 unsigned int socket, const struct rte_eth_txconf *conf)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct virtq_params vp;
+	struct virtq_params vp = { .layout = vnapi_layout(hw) };
 	struct vnapi_txq *txq;
+	uint16_t free_thresh;
 	int ret;
 
-	vp.layout = vnapi_layout(hw);
 	vp.num = vnapi_ring_size(hw, "tx", qid, nb_desc, &ret);
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
+	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
 	vp.start_idx = 0;
 	if (ret != 0)
 		return ret;
+	free_thresh = RTE_MIN((uint16_t)VNAPI_TX_FREE_THRESH, (uint16_t)(vp.num / 4));
+	if (conf != NULL && conf->tx_free_thresh != 0) {
+		if (conf->tx_free_thresh >= vp.num) {
+			VNAPI_INIT_LOG(ERR, "%s tx queue %u: tx_free_thresh %u must be below the ring size %u",
+				       dev->data->name, qid, conf->tx_free_thresh, vp.num);
+			return -EINVAL;
+		}
+		free_thresh = conf->tx_free_thresh;
+	}
 
 	if (dev->data->tx_queues[qid] != NULL)
 		vnapi_dev_tx_queue_release(dev, qid);
@@ -823,6 +845,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->hdr_size = hw->hdr_size;
 	txq->cfg.num = vp.num;
 	txq->cfg.event_idx = vp.event_idx;
+	txq->free_thresh = free_thresh;
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }

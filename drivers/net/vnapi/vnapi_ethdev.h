@@ -35,6 +35,8 @@
 #define VNAPI_MAX_QUEUE_SIZE      VIRTQ_MAX_NUM
 #define VNAPI_MAX_VRINGS          (2 * VNAPI_MAX_QUEUE_PAIRS)
 #define VNAPI_BURST_MAX           64
+/** Default tx_free_thresh (capped at a quarter of the ring). */
+#define VNAPI_TX_FREE_THRESH      32
 #define VNAPI_TX_MAX_SEGS         64
 #define VNAPI_MAX_RX_PKTLEN       9728
 #define VNAPI_MIN_MTU             68
@@ -81,6 +83,7 @@ struct vnapi_params {
 	bool event_idx;
 	enum vnapi_intr_rescue intr_rescue;
 	bool packed_vq;
+	bool in_order;             /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
 };
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
@@ -141,6 +144,10 @@ struct vnapi_txq {
 	uint16_t vring;               /**< 2 * queue_id + 1 */
 	uint16_t hdr_size;
 	struct vnapi_params_q cfg;
+	/** Take back completed buffers only when fewer descriptors than this
+	 * are free (rte_eth_txconf tx_free_thresh; default min(32, num / 4)).
+	 */
+	uint16_t free_thresh;
 	bool broken_reported;
 	struct vnapi_queue_stats stats;
 };
