@@ -284,7 +284,7 @@ def contenders_for(cell, explore=False, vu_try=None):
                      devargs=common_devargs(cell) + d, eal=list(e))
                 for d, e in cands]
     d, e = vu_best(cell)
-    return [dict(label='vnapi', fe='vnapi', devargs=common_devargs(cell), eal=[]),
+    return [dict(label='vnapi', fe='vnapi', devargs=common_devargs(cell) + ['in_order=1'], eal=[]),
             dict(label='virtio_user', fe='virtio_user', devargs=common_devargs(cell) + d,
                  eal=list(e))]
 
