@@ -81,6 +81,7 @@ struct vnapi_params {
 	bool event_idx;
 	enum vnapi_intr_rescue intr_rescue;
 	bool packed_vq;
+	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
 };
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
