@@ -23,6 +23,12 @@
 #include "virtq.h"
 #include "virtq_private.h"
 
+_Static_assert(sizeof(struct virtq_desc) == VIRTQ_DESC_SIZE, "split descriptor size");
+_Static_assert(sizeof(struct virtq_packed_desc) == VIRTQ_DESC_SIZE, "packed descriptor size");
+
+/* Alignment of the indirect tables (after the layout's areas): a cache line. */
+#define VIRTQ_INDIRECT_ALIGN 64
+
 /* Number of layouts in enum virtq_layout. */
 #define VIRTQ_NB_LAYOUTS 2
 
@@ -51,7 +57,23 @@ virtq_params_ops(const struct virtq_params *p)
 	 */
 	if (p->num < 2 || p->num > VIRTQ_MAX_NUM || (p->num & (p->num - 1)) != 0)
 		return NULL;
+	/* A table of one descriptor would save nothing. */
+	if (p->indirect_max == 1 || p->indirect_max > VIRTQ_MAX_INDIRECT)
+		return NULL;
 	return &virtq_layout_ops[p->layout];
+}
+
+/*
+ * The indirect tables follow the layout's areas (so those keep their
+ * offsets), from the next cache line: num tables of indirect_max
+ * descriptors, table i at i * indirect_max * VIRTQ_DESC_SIZE (16-byte aligned).
+ */
+static size_t
+virtq_indirect_offset(const struct virtq_ops *ops, const struct virtq_params *p)
+{
+	size_t end = ops->ring_mem_size(p->num);
+
+	return (end + VIRTQ_INDIRECT_ALIGN - 1) & ~((size_t)VIRTQ_INDIRECT_ALIGN - 1);
 }
 
 size_t
@@ -59,7 +81,12 @@ virtq_ring_mem_size(const struct virtq_params *p)
 {
 	const struct virtq_ops *ops = virtq_params_ops(p);
 
-	return ops == NULL ? 0 : ops->ring_mem_size(p->num);
+	if (ops == NULL)
+		return 0;
+	if (p->indirect_max == 0)
+		return ops->ring_mem_size(p->num);
+	return virtq_indirect_offset(ops, p) +
+		(size_t)p->num * p->indirect_max * VIRTQ_DESC_SIZE;
 }
 
 size_t
@@ -99,6 +126,9 @@ virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem)
 	vq->avail_published = p->start_idx;
 	vq->last_used = p->start_idx;
 
+	/* The tables are not zeroed: each is written before it is published. */
+	vq->indirect = p->indirect_max == 0 ? NULL :
+		(uint8_t *)ring_mem + virtq_indirect_offset(ops, p);
 	ops->init(vq, ring_mem);
 	return 0;
 }
@@ -137,11 +167,14 @@ int
 virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
 	  void *cookie)
 {
+	uint32_t total = (uint32_t)out + in;
+
 	if (vq->broken)
 		return -EIO;
-	if ((uint32_t)out + in == 0 || cookie == NULL || sg == NULL)
+	if (total == 0 || cookie == NULL || sg == NULL)
 		return -EINVAL;
-	if ((uint32_t)out + in > vq->num_free)
+	/* An indirect chain takes one ring descriptor (packed: slot). */
+	if ((virtq_chain_indirect(vq, total) ? 1 : total) > vq->num_free)
 		return -ENOSPC;
 	VQ_OPS(vq)->add(vq, sg, out, in, cookie);
 	return 0;

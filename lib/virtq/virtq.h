@@ -71,9 +71,19 @@ struct virtq_params {
 	 * table (0: no indirect descriptors). Ring memory then also holds one
 	 * table per buffer id, and virtq_add() puts a chain of two or more
 	 * elements, at most this many, in a table taking one ring slot.
+	 * 0 or 2..VIRTQ_MAX_INDIRECT. A chain must also be shorter than num
+	 * to go indirect (DPDK lib/vhost refuses a packed table of num
+	 * entries); other chains take one ring descriptor per element.
 	 */
 	uint16_t indirect_max;
 };
+
+/**
+ * Largest indirect_max: a table of 128 descriptors is 2 KB, and lib/vhost
+ * maps at most 256 buffers per chain (BUF_VECTOR_MAX). The tables take
+ * num * indirect_max * 16 bytes of ring memory.
+ */
+#define VIRTQ_MAX_INDIRECT 128
 
 /** One element of a descriptor chain. */
 struct virtq_sg {
@@ -87,12 +97,14 @@ struct virtq_stats {
 	uint64_t kicks_suppressed; /**< New buffers published, the device asked for no notification. */
 	uint64_t bad_used;         /**< Device-written values rejected (each marks the queue broken). */
 	uint64_t intr_arms;        /**< virtq_enable_intr_prepare() calls that wrote shared memory. */
+	uint64_t indirect;         /**< Chains virtq_add() put in an indirect table. */
 };
 
 struct virtq;
 
 /**
- * Bytes of ring memory (descriptor, driver and device areas) the device shares.
+ * Bytes of ring memory (descriptor, driver and device areas, then the
+ * indirect tables when indirect_max is not 0) the device shares.
  * The memory must be aligned to VIRTQ_RING_ALIGN.
  * @return the size, or 0 if @p p is invalid.
  */
@@ -115,9 +127,12 @@ size_t virtq_state_size(const struct virtq_params *p);
  * Packed (start slot s, wrap counter W): descriptors s..num-1 look used in
  * wrap !W and 0..s-1 used in wrap W (nothing available, nothing used; all
  * zero for start_idx 0); driver event flags DISABLE; device event area zero.
+ * The indirect tables are not zeroed: virtq_add() writes a table before the
+ * descriptor that points to it is made available.
  * Counters and the broken state are reset.
  * @return 0, or -EINVAL for bad parameters (num not a power of two, layout
- * not built in, NULL pointers, @p ring_mem not aligned to VIRTQ_RING_ALIGN).
+ * not built in, indirect_max 1 or above VIRTQ_MAX_INDIRECT, NULL pointers,
+ * @p ring_mem not aligned to VIRTQ_RING_ALIGN).
  */
 int virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem);
 
@@ -157,9 +172,14 @@ uint16_t virtq_num_free(const struct virtq *vq);
  * ones. Not visible to the device until virtq_kick_prepare() (packed: the
  * first head added since the last publication holds back everything after
  * it; its flags are stored by virtq_kick_prepare()).
+ * With indirect descriptors (params.indirect_max), a chain of n = out + in
+ * elements, 2 <= n <= indirect_max and n < num, is written into the table
+ * of its buffer id (split: head descriptor) and takes one ring descriptor
+ * flagged VIRTQ_DESC_F_INDIRECT (address: the table, length: n * 16).
  * @param cookie returned by virtq_get_used() when the device is done; not NULL.
- * @return 0; -ENOSPC: fewer than out + in free descriptors; -EINVAL: empty
- * chain or NULL cookie; -EIO: the queue is broken.
+ * @return 0; -ENOSPC: fewer free descriptors than the chain takes (1 when it
+ * goes indirect, else out + in); -EINVAL: empty chain or NULL cookie; -EIO:
+ * the queue is broken.
  */
 int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
 	      void *cookie);

@@ -7,7 +7,9 @@
  *
  * Ring memory: the descriptor ring at offset 0 (num * 16 bytes), the driver
  * event suppression area right after it, the device event suppression area
- * 64 bytes further (its own cache line: the device writes it, we write ours).
+ * 64 bytes further (its own cache line: the device writes it, we write ours);
+ * then, with indirect descriptors, one table per buffer id (placed by
+ * virtq.c).
  *
  * Positions. avail_idx, avail_published and last_used are free-running
  * uint16_t descriptor positions, masked only at access: slot = pos & mask.
@@ -219,6 +221,51 @@ virtq_free_id_packed(struct virtq *vq, uint16_t id)
 }
 
 /*
+ * An indirect chain (2.8.19): the elements go in the table of the buffer
+ * id, in the packed descriptor format with WRITE as the only flag (no NEXT:
+ * the table length says where the chain ends; id unused). One ring slot
+ * carries the table's address and length, the id, and INDIRECT (never NEXT
+ * nor WRITE). The table is free to rewrite: its id was not in flight, so the
+ * device finished reading it. Plain stores: the device reads neither table
+ * nor descriptor before the head flags, stored last with a release (held
+ * back until virtq_kick_prepare_packed() if this is the first unpublished
+ * head).
+ */
+static void
+virtq_add_indirect_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out,
+			  uint16_t in, void *cookie, uint16_t id)
+{
+	uint16_t total = (uint16_t)(out + in);
+	struct virtq_packed_desc *t = virtq_indirect_table(vq, id);
+	uint16_t pos = vq->avail_idx;
+	bool w = vq->packed.avail_wrap;
+	struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
+	uint64_t in_len = 0;
+	uint16_t i;
+
+	for (i = 0; i < total; i++) {
+		if (i >= out)
+			in_len += sg[i].len;
+		t[i].addr = sg[i].addr;
+		t[i].len = sg[i].len;
+		t[i].id = 0;
+		t[i].flags = i >= out ? VIRTQ_DESC_F_WRITE : 0;
+	}
+	d->addr = (uint64_t)(uintptr_t)t;
+	d->len = (uint32_t)total * VIRTQ_DESC_SIZE;
+	d->id = id;
+
+	vq->heads[id].cookie = cookie;
+	vq->heads[id].ndescs = 1;
+	vq->heads[id].nin = in;
+	vq->heads[id].in_len = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;
+	vq->stats.indirect++;
+	virtq_advance_packed(vq, &pos, &w, 1);
+	virtq_commit_chain_packed(vq, id,
+		virtq_avail_bits_packed(vq->packed.avail_wrap) | VIRTQ_DESC_F_INDIRECT, 1, pos, w);
+}
+
+/*
  * Descriptor fields and non-head flags are plain stores (relaxed atomics for
  * the flags, which the device may be polling): the device reads none of them
  * before it sees the head flags, stored last with a release.
@@ -234,6 +281,10 @@ virtq_add_chain_packed(struct virtq *vq, const struct virtq_sg *sg, uint16_t out
 	uint64_t in_len = 0;
 	uint16_t i;
 
+	if (virtq_chain_indirect(vq, total)) {
+		virtq_add_indirect_packed(vq, sg, out, in, cookie, id);
+		return;
+	}
 	for (i = 0; i < total; i++) {
 		struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
 		uint16_t flags = virtq_avail_bits_packed(w) | virtq_chain_flags(i, out, total);

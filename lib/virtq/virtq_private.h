@@ -29,7 +29,7 @@
 struct virtq_head {
 	void *cookie;     /**< NULL: this index is not an outstanding head. */
 	uint32_t in_len;  /**< Sum of the device-writable lengths (saturated). */
-	uint16_t ndescs;  /**< Descriptors in the chain. */
+	uint16_t ndescs;  /**< Ring descriptors the chain takes (1 when indirect). */
 	uint16_t nin;     /**< Device-writable descriptors (0: used len is ignored). */
 };
 
@@ -50,7 +50,10 @@ struct virtq_ops {
 	size_t (*ring_mem_size)(uint16_t num);
 	/** Lay out the (already zeroed) ring memory; set the area pointers. */
 	void (*init)(struct virtq *vq, void *ring_mem);
-	/** out + in >= 1, cookie != NULL, out + in <= num_free. */
+	/**
+	 * out + in >= 1, cookie != NULL, and the ring descriptors the chain
+	 * takes (1 if virtq_chain_indirect(), else out + in) <= num_free.
+	 */
 	void (*add)(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
 		    void *cookie);
 	/** n single-descriptor chains, device-writable if @p in; n <= num_free. */
@@ -226,6 +229,12 @@ struct virtq {
 	void *desc_area;
 	void *driver_area;
 	void *device_area;
+	/*
+	 * Indirect tables in ring memory, [num][params.indirect_max]
+	 * descriptors, one table per head descriptor (split) or buffer id
+	 * (packed); NULL when indirect_max is 0. Set by virtq_init().
+	 */
+	void *indirect;
 
 	/* Layout-specific typed views of the same areas. */
 	union {
@@ -260,6 +269,29 @@ struct virtq {
 
 	struct virtq_head heads[];  /**< [num], followed by next[num]. */
 };
+
+/**
+ * @internal
+ * True if a chain of @p total elements goes in an indirect table: two or
+ * more elements, at most indirect_max, and fewer than num (a table may not
+ * be longer than the ring; lib/vhost also refuses a packed table of num).
+ */
+static inline bool
+virtq_chain_indirect(const struct virtq *vq, uint32_t total)
+{
+	return total >= 2 && total <= vq->params.indirect_max && total < vq->params.num;
+}
+
+/**
+ * @internal
+ * The indirect table of head descriptor (split) or buffer id (packed) @p id.
+ * Both layouts' descriptors are VIRTQ_DESC_SIZE bytes.
+ */
+static inline void *
+virtq_indirect_table(const struct virtq *vq, uint16_t id)
+{
+	return (uint8_t *)vq->indirect + (size_t)id * vq->params.indirect_max * VIRTQ_DESC_SIZE;
+}
 
 /**
  * @internal

@@ -41,6 +41,9 @@
 #define VIRTIO_F_RING_PACKED        34
 #define VIRTIO_F_IN_ORDER           35
 
+/** Bytes of one descriptor, split or packed, in a ring or an indirect table. */
+#define VIRTQ_DESC_SIZE 16
+
 /** Largest queue size a split ring may have. */
 #define VIRTQ_MAX_NUM 32768
 /** Alignment of every ring area we allocate (legacy-compatible). */

@@ -7,7 +7,8 @@
  *
  * Ring memory: descriptor table at offset 0, avail ring (with used_event)
  * right after it, used ring (with avail_event) at the next VIRTQ_RING_ALIGN
- * boundary.
+ * boundary; then, with indirect descriptors, one table per head descriptor
+ * (placed by virtq.c).
  *
  * What we publish (avail idx, avail flags, used_event) has a private shadow
  * and is never read back. What the device publishes (used idx, used entries,
@@ -111,6 +112,67 @@ virtq_free_chain_split(struct virtq *vq, uint16_t head)
 }
 
 /*
+ * Write a chain into indirect table @p t: elements linked by next = i + 1
+ * (indices within the table), the same WRITE/NEXT rule as a direct chain.
+ * @return the sum of the writable lengths.
+ */
+static uint64_t
+virtq_fill_table_split(struct virtq_desc *t, const struct virtq_sg *sg, uint16_t out,
+		       uint32_t total)
+{
+	uint64_t in_len = 0;
+	uint32_t i;
+
+	for (i = 0; i < total; i++) {
+		uint16_t flags = virtq_chain_flags(i, out, total);
+
+		if (i >= out)
+			in_len += sg[i].len;
+		t[i].addr = sg[i].addr;
+		t[i].len = sg[i].len;
+		t[i].flags = flags;
+		t[i].next = (flags & VIRTQ_DESC_F_NEXT) ? (uint16_t)(i + 1) : 0;
+	}
+	return in_len;
+}
+
+/*
+ * An indirect chain: the elements go in the table of the head descriptor,
+ * which alone is taken (free_head; @p next_free becomes the next one: the
+ * free list's or, in order, the next index) and flagged INDIRECT (never NEXT,
+ * never WRITE: 2.7.5.3.1). The table is free to rewrite: its head was not
+ * outstanding, so the device finished with it (it read the table before
+ * making the head used). Plain stores, published like a direct chain by the
+ * release store of the avail idx in virtq_kick_prepare_split().
+ */
+static void
+virtq_add_indirect_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out,
+			 uint16_t in, void *cookie, uint16_t next_free)
+{
+	uint32_t total = (uint32_t)out + in;
+	uint16_t head = vq->free_head;
+	struct virtq_desc *t = virtq_indirect_table(vq, head);
+	struct virtq_desc *d = &vq->split.desc[head];
+	uint64_t in_len = virtq_fill_table_split(t, sg, out, total);
+
+	d->addr = (uint64_t)(uintptr_t)t;
+	d->len = total * VIRTQ_DESC_SIZE;
+	d->flags = VIRTQ_DESC_F_INDIRECT;
+	d->next = 0;
+	vq->free_head = next_free;
+	vq->num_free--;
+
+	vq->heads[head].cookie = cookie;
+	vq->heads[head].ndescs = 1;
+	vq->heads[head].nin = in;
+	vq->heads[head].in_len = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;
+	vq->stats.indirect++;
+
+	vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
+	vq->avail_idx++;
+}
+
+/*
  * Descriptors and the avail ring entry are plain stores: the device may not
  * read them before it sees the avail idx that virtq_kick_prepare_split()
  * publishes with a release store.
@@ -125,6 +187,10 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 	uint64_t in_len = 0;
 	uint32_t i;
 
+	if (virtq_chain_indirect(vq, total)) {
+		virtq_add_indirect_split(vq, sg, out, in, cookie, vq->next[head]);
+		return;
+	}
 	for (i = 0; i < total; i++) {
 		struct virtq_desc *d = &vq->split.desc[idx];
 		uint16_t flags = virtq_chain_flags(i, out, total);
@@ -199,6 +265,11 @@ virtq_add_split_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, ui
 	uint64_t in_len = 0;
 	uint32_t i;
 
+	if (virtq_chain_indirect(vq, total)) {
+		virtq_add_indirect_split(vq, sg, out, in, cookie,
+					 (uint16_t)((head + 1) & vq->mask));
+		return;
+	}
 	for (i = 0; i < total; i++) {
 		struct virtq_desc *d = &vq->split.desc[idx];
 		uint16_t flags = virtq_chain_flags(i, out, total);

@@ -22,6 +22,7 @@
  * Usage: vhost_pair --scenario NAME --frontend DEVARGS --name TESTNAME
  *                   [--queues N] [--packets N] [--cycles N] [--timeout S]
  *                   [--bad DEVARGS]... [--log-level L] [--eal ARG]...
+ *                   [--expect-indirect 0|1]
  * DEVARGS may hold {sock} (the back end's socket path) and {queues}.
  * Exit status 0 only when the last line is "RESULT: PASS".
  */
@@ -67,6 +68,7 @@
 #define PAIR_POOL_SIZE      8191
 #define PAIR_JUMBO_MTU      9000
 #define PAIR_MAGIC          0x56504149u /* "VPAI" */
+#define PAIR_SEGS_MAX       64          /* net_vnapi's tx_desc_lim.nb_seg_max */
 
 /* Offsets inside a test frame. */
 #define PAIR_L2_LEN         ((uint32_t)sizeof(struct rte_ether_hdr))
@@ -112,6 +114,8 @@ struct pair_flow {
 	uint64_t tx_partial;
 	uint32_t max_segs_sent;
 	uint32_t max_segs_rcvd;
+	bool segmented;     /* tx: 2..PAIR_SEGS_MAX segments (frame_to_segs()) */
+	uint32_t no_headroom; /* tx: segmented packets sent with no headroom */
 };
 
 struct pair_opts {
@@ -133,6 +137,7 @@ struct pair_opts {
 	unsigned int nb_sizes;
 	uint64_t features_on;    /* virtio feature bits the back end must see negotiated */
 	uint64_t features_off;   /* ... and must not */
+	int expect_indirect; /* segs: tx_q0_indirect must be all (1) or 0 (0); -1 unchecked */
 };
 
 static struct pair_opts opts = {
@@ -144,6 +149,7 @@ static struct pair_opts opts = {
 	.packets = 0,
 	.cycles = 20,
 	.timeout = 60.0,
+	.expect_indirect = -1,
 };
 
 static char sock_path[PATH_MAX];
@@ -310,6 +316,60 @@ frame_to_mbuf(struct rte_mempool *mp, const uint8_t *buf, uint32_t len,
 	return head;
 }
 
+/*
+ * Packet @p seq of a segmented flow: how many segments (2..PAIR_SEGS_MAX,
+ * mostly 2..17, every 50th the maximum) and whether the first segment has
+ * no headroom (every third: the driver cannot put the virtio-net header in
+ * front of the data and chains a separate header descriptor).
+ */
+static uint32_t
+segs_count(uint32_t seq, uint32_t len)
+{
+	uint32_t n = seq % 50 == 7 ? PAIR_SEGS_MAX : 2 + seq % 16;
+
+	return RTE_MIN(n, len);
+}
+
+static bool
+segs_no_headroom(uint32_t seq)
+{
+	return seq % 3 == 1;
+}
+
+/* A frame as a chain of @p nsegs mbufs of (nearly) equal length. */
+static struct rte_mbuf *
+frame_to_segs(struct rte_mempool *mp, const uint8_t *buf, uint32_t len, uint32_t nsegs,
+	      bool no_headroom)
+{
+	struct rte_mbuf *head = NULL, *last = NULL, *m;
+	uint32_t off = 0, i, n;
+
+	for (i = 0; i < nsegs; i++) {
+		m = rte_pktmbuf_alloc(mp);
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		if (i == 0 && no_headroom)
+			m->data_off = 0;
+		/* Segment i holds bytes [len * i / nsegs, len * (i + 1) / nsegs). */
+		n = (uint32_t)((uint64_t)len * (i + 1) / nsegs) - off;
+		memcpy(rte_pktmbuf_mtod(m, void *), buf + off, n);
+		m->data_len = (uint16_t)n;
+		m->pkt_len = n;
+		if (head == NULL) {
+			head = m;
+		} else {
+			last->next = m;
+			head->nb_segs++;
+			head->pkt_len += n;
+		}
+		last = m;
+		off += n;
+	}
+	return head;
+}
+
 static uint32_t
 flow_size(const struct pair_flow *f, uint32_t seq)
 {
@@ -407,7 +467,15 @@ flow_build(struct pair_flow *f)
 	for (i = 0; i < k; i++) {
 		len = flow_size(f, f->built);
 		frame_fill(frame_buf, len, f->built, f->queue, f->dir);
-		f->pend[i] = frame_to_mbuf(f->tx_pool, frame_buf, len, UINT32_MAX);
+		if (f->segmented) {
+			f->pend[i] = frame_to_segs(f->tx_pool, frame_buf, len,
+						   segs_count(f->built, len),
+						   segs_no_headroom(f->built));
+			if (segs_no_headroom(f->built))
+				f->no_headroom++;
+		} else {
+			f->pend[i] = frame_to_mbuf(f->tx_pool, frame_buf, len, UINT32_MAX);
+		}
 		if (f->pend[i] == NULL) {
 			f->pend_n = (uint16_t)i;
 			f->pend_off = 0;
@@ -945,6 +1013,96 @@ scenario_sizes(void)
 	return check_stats(fl, n);
 }
 
+/* Front-end xstat @p name, or UINT64_MAX when the driver has none. */
+static uint64_t
+fe_xstat(const char *name)
+{
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *xs = NULL;
+	uint64_t v = UINT64_MAX;
+	int nx, k;
+
+	nx = rte_eth_xstats_get_names(fe_port, NULL, 0);
+	if (nx <= 0)
+		return v;
+	names = calloc(nx, sizeof(*names));
+	xs = calloc(nx, sizeof(*xs));
+	if (names != NULL && xs != NULL &&
+	    rte_eth_xstats_get_names(fe_port, names, nx) == nx &&
+	    rte_eth_xstats_get(fe_port, xs, nx) == nx)
+		for (k = 0; k < nx; k++)
+			if (strcmp(names[k].name, name) == 0)
+				v = xs[k].value;
+	free(names);
+	free(xs);
+	return v;
+}
+
+/*
+ * Multi-segment tx from the front end: every packet front end -> back end
+ * is a chain of 2..64 mbufs (frame_to_segs()), of six frame sizes, every
+ * third without headroom (separate header descriptor); the back end sends
+ * plain frames the other way. Counts and bytes exact, every byte checked;
+ * with --expect-indirect, the front end's tx_qN_indirect xstat must count
+ * every packet (1: each chain went in an indirect table) or none (0:
+ * indirect=0, direct chains). Then the front end is removed and every
+ * mempool must be back to its value before the probe.
+ */
+static int
+scenario_segs(void)
+{
+	static const uint16_t sz[] = { 60, 64, 200, 512, 1000, 1514 };
+	struct pair_flow fl[PAIR_MAX_FLOWS];
+	uint32_t total = opts.packets ? opts.packets : 20000;
+	unsigned int ref0[POOL_MAX], n, i, q;
+	char name[64];
+	uint64_t v;
+	int ret;
+
+	if (be_create((uint16_t)opts.queues, 0) != 0)
+		return -1;
+	pools_in_use(ref0);
+	if (fe_bringup(0, false, NULL) != 0)
+		return -1;
+	stats_reset();
+	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
+	for (i = 0; i < n; i++)
+		fl[i].segmented = fl[i].dir == PAIR_FE_TO_BE;
+	if (flows_run(fl, n, opts.timeout) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (fl[i].dir != PAIR_FE_TO_BE)
+			continue;
+		tap(fl[i].max_segs_sent == PAIR_SEGS_MAX && fl[i].no_headroom > 0,
+		    "%s: chains of 2..%u segments sent (max %u), %u without headroom",
+		    fl[i].name, PAIR_SEGS_MAX, fl[i].max_segs_sent, fl[i].no_headroom);
+	}
+	tap(true, "%u chained frames front end -> back end per queue (%u queue(s)), every byte checked",
+	    total, opts.queues);
+	if (check_stats(fl, n) != 0)
+		return -1;
+	for (q = 0; opts.expect_indirect >= 0 && q < opts.queues; q++) {
+		snprintf(name, sizeof(name), "tx_q%u_indirect", q);
+		v = fe_xstat(name);
+		tap(v == (opts.expect_indirect ? total : 0),
+		    "%s = %" PRIu64 " (expected %u: indirect %s)", name, v,
+		    opts.expect_indirect ? total : 0, opts.expect_indirect ? "on" : "off");
+	}
+
+	ret = rte_eth_dev_stop(fe_port);
+	if (ret != 0)
+		return fail("front end stop: %d", ret);
+	ret = rte_eal_hotplug_remove("vdev", fe_name);
+	fe_probed = false;
+	fe_port = RTE_MAX_ETHPORTS;
+	if (ret != 0)
+		return fail("rte_dev_remove of the front end: %d", ret);
+	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
+		return -1;
+	tap(true, "front end removed: every mempool back to its value before probe");
+	return fail_reason[0] == '\0' ? 0 : -1;
+}
+
 static int
 scenario_mq(void)
 {
@@ -1342,6 +1500,7 @@ static const struct {
 	{ "linkdown", scenario_linkdown },
 	{ "baddevargs", scenario_baddevargs },
 	{ "badring", scenario_badring },
+	{ "segs", scenario_segs },
 };
 
 /* ------------------------------------------------------------------ main */
@@ -1350,12 +1509,12 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s --scenario count|sizes|mq|cycles|linkdown|baddevargs|badring\n"
+		"usage: %s --scenario count|sizes|mq|cycles|linkdown|baddevargs|badring|segs\n"
 		"          --frontend DEVARGS --name TESTNAME [--queues N]\n"
 		"          [--packets N] [--cycles N] [--timeout S] [--bad DEVARGS]...\n"
 		"          [--log-level LEVEL] [--eal ARG]... [--allow-tx-after-linkdown]\n"
 		"          [--expect-features MASK] [--expect-no-features MASK]\n"
-		"          [--allow-sigpipe] [--sizes N,N,...]\n"
+		"          [--allow-sigpipe] [--sizes N,N,...] [--expect-indirect 0|1]\n"
 		"DEVARGS may contain {sock} and {queues}.\n", prog);
 }
 
@@ -1411,6 +1570,7 @@ parse_args(int argc, char **argv)
 		{ "sizes", required_argument, NULL, 'S' },
 		{ "expect-features", required_argument, NULL, 'F' },
 		{ "expect-no-features", required_argument, NULL, 'N' },
+		{ "expect-indirect", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1433,6 +1593,11 @@ parse_args(int argc, char **argv)
 		case 'S':
 			if (parse_sizes(optarg) != 0)
 				return -1;
+			break;
+		case 'I':
+			if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
+				return -1;
+			opts.expect_indirect = optarg[0] - '0';
 			break;
 		case 'b':
 			if (opts.nb_bad == PAIR_MAX_BAD)

@@ -36,6 +36,7 @@
 #define VNAPI_ARG_INTR_RESCUE "intr_rescue"
 #define VNAPI_ARG_PACKED_VQ  "packed_vq"
 #define VNAPI_ARG_IN_ORDER   "in_order"
+#define VNAPI_ARG_INDIRECT   "indirect"
 
 static const char *const valid_args[] = {
 	VNAPI_ARG_PATH,
@@ -47,6 +48,7 @@ static const char *const valid_args[] = {
 	VNAPI_ARG_INTR_RESCUE,
 	VNAPI_ARG_PACKED_VQ,
 	VNAPI_ARG_IN_ORDER,
+	VNAPI_ARG_INDIRECT,
 	NULL,
 };
 
@@ -59,6 +61,7 @@ static const struct vnapi_params vnapi_params_default = {
 	.event_idx = true,
 	.intr_rescue = VNAPI_RESCUE_SIGNAL,
 	.in_order = true,
+	.indirect = true,
 };
 
 /* ---------------------------------------------------------------- devargs */
@@ -170,6 +173,12 @@ vnapi_arg_in_order(const char *key, const char *value, void *opaque)
 }
 
 static int
+vnapi_arg_indirect(const char *key, const char *value, void *opaque)
+{
+	return vnapi_arg_bool(key, value, &((struct vnapi_params *)opaque)->indirect);
+}
+
+static int
 vnapi_arg_mac(const char *key, const char *value, void *opaque)
 {
 	struct vnapi_params *p = opaque;
@@ -219,6 +228,7 @@ static const struct {
 	{ VNAPI_ARG_INTR_RESCUE, vnapi_arg_intr_rescue },
 	{ VNAPI_ARG_PACKED_VQ, vnapi_arg_packed_vq },
 	{ VNAPI_ARG_IN_ORDER, vnapi_arg_in_order },
+	{ VNAPI_ARG_INDIRECT, vnapi_arg_indirect },
 };
 
 static int
@@ -231,7 +241,7 @@ vnapi_parse_devargs(const char *name, const char *args, struct vnapi_params *p)
 	*p = vnapi_params_default;
 	kvlist = rte_kvargs_parse(args ? args : "", valid_args);
 	if (kvlist == NULL) {
-		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue, packed_vq, in_order",
+		VNAPI_INIT_LOG(ERR, "%s: cannot parse devargs '%s'; allowed keys: path, queues, queue_size, mac, mrg_rxbuf, event_idx, intr_rescue, packed_vq, in_order, indirect",
 			       name, args ? args : "");
 		return -EINVAL;
 	}
@@ -353,6 +363,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_F_RING_PACKED;
 	if (p->in_order)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
+	if (p->indirect)
+		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
@@ -755,6 +767,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct vnapi_rxq *rxq;
 	int ret;
 
+	/* No indirect tables: rx posts one descriptor per buffer, never a chain. */
 	vp.num = vnapi_ring_size(hw, "rx", qid, nb_desc, &ret);
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
 	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
@@ -810,6 +823,14 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
 	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
 	vp.start_idx = 0;
+	/*
+	 * A multi-segment packet is at most VNAPI_TX_MAX_SEGS segments and a
+	 * header descriptor: with indirect descriptors it takes one ring slot
+	 * (vnapi_tx_add_chain() -> virtq_add()). The tables live in the ring
+	 * memory (num * 65 * 16 bytes more), DPDK memory the back end maps.
+	 */
+	vp.indirect_max = vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC) ?
+			  VNAPI_TX_MAX_SEGS + 1 : 0;
 	if (ret != 0)
 		return ret;
 	free_thresh = RTE_MIN((uint16_t)VNAPI_TX_FREE_THRESH, (uint16_t)(vp.num / 4));
@@ -867,7 +888,12 @@ vnapi_set_rxtx_funcs(struct rte_eth_dev *dev)
 			       dev->data->name, ring);
 	}
 	dev->tx_pkt_burst = vnapi_xmit_pkts;
-	VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom", dev->data->name, ring);
+	if (vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC))
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets in indirect tables of up to %u descriptors",
+			       dev->data->name, ring, VNAPI_TX_MAX_SEGS + 1);
+	else
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets as descriptor chains",
+			       dev->data->name, ring);
 }
 
 /* Hand one virtqueue to the back end. */
@@ -1296,6 +1322,7 @@ static const struct vnapi_xstat vnapi_txq_xstats[] = {
 	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
 	VNAPI_QSTAT("kick_errors", kick_errors),
 	VNAPI_VQSTAT("bad_used", bad_used),
+	VNAPI_VQSTAT("indirect", indirect),
 };
 
 static unsigned int
@@ -1518,4 +1545,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_vnapi,
 	VNAPI_ARG_MRG_RXBUF "=<0|1> "
 	VNAPI_ARG_EVENT_IDX "=<0|1> "
 	VNAPI_ARG_INTR_RESCUE "=<signal|eagain> "
-	VNAPI_ARG_PACKED_VQ "=<0|1>");
+	VNAPI_ARG_PACKED_VQ "=<0|1> "
+	VNAPI_ARG_INDIRECT "=<0|1>");

@@ -84,6 +84,7 @@ struct vnapi_params {
 	enum vnapi_intr_rescue intr_rescue;
 	bool packed_vq;
 	bool in_order;             /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
+	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
 };
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */

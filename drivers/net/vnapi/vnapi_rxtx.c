@@ -261,7 +261,9 @@ vnapi_tx_simple(const struct rte_mbuf *m, uint16_t hdr_size)
 }
 
 /* Add a chain for a multi-segment or shared mbuf: a shared zero header first
- * unless the header fits in the first segment's headroom. */
+ * unless the header fits in the first segment's headroom. With indirect
+ * descriptors negotiated, virtq_add() puts a chain of two or more elements
+ * in the buffer's indirect table: one ring descriptor per packet. */
 static inline int
 vnapi_tx_add_chain(struct vnapi_txq *txq, struct rte_mbuf *m)
 {

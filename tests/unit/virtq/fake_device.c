@@ -92,10 +92,10 @@ fake_dev_release_split(struct fake_dev *d, const struct fake_dev_chain *c)
 {
 	uint16_t i;
 
-	for (i = 0; i < c->ndescs; i++)
+	for (i = 0; i < c->nring; i++)
 		if (c->desc_idx[i] >= d->params.num || !d->held[c->desc_idx[i]])
 			return -EINVAL;
-	for (i = 0; i < c->ndescs; i++)
+	for (i = 0; i < c->nring; i++)
 		d->held[c->desc_idx[i]] = 0;
 	return 0;
 }
@@ -115,10 +115,35 @@ fake_dev_avail_count_split(struct fake_dev *d)
 	return n;
 }
 
+/*
+ * An indirect descriptor's table: checked as lib/vhost and the spec want.
+ * @return the number of entries, or -EPROTO.
+ */
+static int
+fake_dev_check_table(struct fake_dev *d, uint16_t flags, uint32_t len)
+{
+	uint32_t n = len / VIRTQ_DESC_SIZE;
+
+	if (d->params.indirect_max == 0)
+		return fake_dev_driver_error(d, "indirect descriptor not negotiated");
+	if (flags & VIRTQ_DESC_F_NEXT)
+		return fake_dev_driver_error(d, "INDIRECT together with NEXT");
+	if (len == 0 || len % VIRTQ_DESC_SIZE != 0)
+		return fake_dev_driver_error(d, "indirect table length %u", len);
+	if (n > d->params.indirect_max || n >= d->params.num)
+		return fake_dev_driver_error(d, "indirect table of %u entries (max %u, num %u)",
+					     n, d->params.indirect_max, d->params.num);
+	if (n > FAKE_DEV_MAX_SG)
+		return fake_dev_driver_error(d, "chain longer than the fake device records");
+	return (int)n;
+}
+
 static int
 fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 {
 	uint16_t num = d->params.num;
+	const struct virtq_desc *descs = d->split.desc;
+	uint32_t limit = num;     /* entries of the table being walked */
 	uint16_t idx;
 	uint32_t count = 0;
 	bool seen_write = false;
@@ -132,19 +157,36 @@ fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 	if (idx >= num)
 		return fake_dev_driver_error(d, "avail head %u >= num", idx);
 	c->id = idx;
-	for (;;) {
-		const struct virtq_desc *desc = &d->split.desc[idx];
-		uint16_t flags = desc->flags;
+	if (d->split.desc[idx].flags & VIRTQ_DESC_F_INDIRECT) {
+		const struct virtq_desc *hd = &d->split.desc[idx];
+		int n = fake_dev_check_table(d, hd->flags, hd->len);
 
-		if (count >= num)
-			return fake_dev_driver_error(d, "chain from %u loops", c->id);
-		if (count >= FAKE_DEV_MAX_SG)
-			return fake_dev_driver_error(d, "chain longer than the fake device records");
+		if (n < 0)
+			return n;
 		if (d->held[idx])
 			return fake_dev_driver_error(d, "descriptor %u posted while device holds it",
 						     idx);
+		c->indirect = true;
+		c->table = hd->addr;
+		descs = (const struct virtq_desc *)(uintptr_t)hd->addr;
+		limit = (uint32_t)n;
+		idx = 0;
+	}
+	for (;;) {
+		const struct virtq_desc *desc = &descs[idx];
+		uint16_t flags = desc->flags;
+
+		if (count >= limit)
+			return fake_dev_driver_error(d, "chain from %u loops", c->id);
+		if (count >= FAKE_DEV_MAX_SG)
+			return fake_dev_driver_error(d, "chain longer than the fake device records");
+		if (!c->indirect && d->held[idx])
+			return fake_dev_driver_error(d, "descriptor %u posted while device holds it",
+						     idx);
 		if (flags & VIRTQ_DESC_F_INDIRECT)
-			return fake_dev_driver_error(d, "indirect descriptor not negotiated");
+			return fake_dev_driver_error(d, d->params.indirect_max == 0 ?
+						     "indirect descriptor not negotiated" :
+						     "INDIRECT inside a chain or a table");
 		if (flags & VIRTQ_DESC_F_WRITE) {
 			seen_write = true;
 			c->nin++;
@@ -157,16 +199,21 @@ fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 		}
 		c->sg[count].addr = desc->addr;
 		c->sg[count].len = desc->len;
-		c->desc_idx[count] = idx;
+		c->desc_idx[count] = c->indirect ? c->id : idx;
 		count++;
 		if (!(flags & VIRTQ_DESC_F_NEXT))
 			break;
 		idx = desc->next;
-		if (idx >= num)
-			return fake_dev_driver_error(d, "desc next %u >= num", idx);
+		if (idx >= limit)
+			return fake_dev_driver_error(d, "desc next %u >= %s %u", idx,
+						     c->indirect ? "table length" : "num", limit);
 	}
+	if (c->indirect && count != limit)
+		return fake_dev_driver_error(d, "indirect table of %u entries holds a chain of %u",
+					     limit, count);
 	c->ndescs = (uint16_t)count;
-	for (count = 0; count < c->ndescs; count++)
+	c->nring = c->indirect ? 1 : c->ndescs;
+	for (count = 0; count < c->nring; count++)
 		d->held[c->desc_idx[count]] = 1;
 	d->last_avail++;
 	d->pops++;
@@ -333,6 +380,53 @@ fake_dev_vring_base_packed(const struct fake_dev *d)
 }
 
 /*
+ * The available descriptor @p desc at position @p pos (flags @p flags)
+ * points to an indirect table: read the chain from it (the packed format,
+ * WRITE the only flag an entry may carry, ids ignored).
+ * @return 1 (the chain takes one slot), or -EPROTO.
+ */
+static int
+fake_dev_read_indirect_packed(struct fake_dev *d, uint16_t pos,
+			      const struct virtq_packed_desc *desc, uint16_t flags,
+			      struct fake_dev_chain *c)
+{
+	const struct virtq_packed_desc *t;
+	bool seen_write = false;
+	int n = fake_dev_check_table(d, flags, desc->len);
+	int i;
+
+	if (n < 0)
+		return n;
+	t = (const struct virtq_packed_desc *)(uintptr_t)desc->addr;
+	for (i = 0; i < n; i++) {
+		if (t[i].flags & (uint16_t)~VIRTQ_DESC_F_WRITE)
+			return fake_dev_driver_error(d, "indirect entry %d flags %#x: only WRITE is defined",
+						     i, t[i].flags);
+		if (t[i].flags & VIRTQ_DESC_F_WRITE) {
+			seen_write = true;
+			c->nin++;
+			c->in_len += t[i].len;
+		} else {
+			if (seen_write)
+				return fake_dev_driver_error(d, "readable descriptor after writable");
+			c->nout++;
+			c->out_len += t[i].len;
+		}
+		c->sg[i].addr = t[i].addr;
+		c->sg[i].len = t[i].len;
+		c->desc_idx[i] = pos & d->mask;
+	}
+	if (desc->id >= d->params.num)
+		return fake_dev_driver_error(d, "buffer id %u >= num", desc->id);
+	c->id = desc->id;
+	c->indirect = true;
+	c->table = desc->addr;
+	c->ndescs = (uint16_t)n;
+	c->nring = 1;
+	return 1;
+}
+
+/*
  * Read the chain at position @p pos without consuming it. @p c may be NULL.
  * @return its length in slots; 0 nothing available there; -EPROTO.
  */
@@ -367,8 +461,12 @@ fake_dev_read_chain_packed(struct fake_dev *d, uint16_t pos, struct fake_dev_cha
 		if (!fake_dev_is_avail_packed(flags, fake_dev_wrap_packed(d, pos)))
 			return fake_dev_driver_error(d, "descriptor %u of a chain not available",
 						     count);
+		if ((flags & VIRTQ_DESC_F_INDIRECT) && count == 0)
+			return fake_dev_read_indirect_packed(d, pos, desc, flags, c);
 		if (flags & VIRTQ_DESC_F_INDIRECT)
-			return fake_dev_driver_error(d, "indirect descriptor not negotiated");
+			return fake_dev_driver_error(d, d->params.indirect_max == 0 ?
+						     "indirect descriptor not negotiated" :
+						     "INDIRECT inside a chain");
 		if (count > 0 && desc->id != id)
 			return fake_dev_driver_error(d, "buffer ids differ within a chain");
 		id = desc->id;
@@ -395,6 +493,7 @@ fake_dev_read_chain_packed(struct fake_dev *d, uint16_t pos, struct fake_dev_cha
 		return fake_dev_driver_error(d, "buffer id %u >= num", id);
 	c->id = id;
 	c->ndescs = (uint16_t)count;
+	c->nring = c->ndescs;
 	return (int)count;
 }
 
@@ -691,7 +790,7 @@ fake_dev_push(struct fake_dev *d, const struct fake_dev_chain *c, uint32_t len)
 {
 	if (d->ops->release(d, c) != 0)
 		return -EINVAL;
-	d->ops->push_raw(d, c->id, len, c->ndescs);
+	d->ops->push_raw(d, c->id, len, c->nring);
 	if (d->params.layout == VIRTQ_LAYOUT_PACKED && c->nin == 0)
 		d->packed.pend[d->packed.npend - 1].read_only = true;
 	d->pushes++;
@@ -743,7 +842,7 @@ fake_dev_inject_non_head(struct fake_dev *d, uint16_t id)
 void
 fake_dev_inject_len_too_large(struct fake_dev *d, const struct fake_dev_chain *c)
 {
-	d->ops->push_raw(d, c->id, c->in_len + 1, c->ndescs);
+	d->ops->push_raw(d, c->id, c->in_len + 1, c->nring);
 	d->unflushed++;
 }
 

@@ -8,6 +8,14 @@
 /**
  * @file
  * The DEVICE half of a virtqueue over plain memory, for the unit tests.
+ * With params.indirect_max (VIRTIO_F_RING_INDIRECT_DESC negotiated) it
+ * follows indirect descriptors the way lib/vhost fill_vec_buf_split /
+ * fill_vec_buf_packed do, and checks the driver's side of the rules
+ * (2.7.5.3, 2.8.19): INDIRECT only on a lone ring descriptor, never with
+ * NEXT; table length a non-zero multiple of 16, at most indirect_max
+ * entries and fewer than num; no INDIRECT inside a table; split tables
+ * linked by next within the table, every entry used; packed table entries
+ * carrying no flag but WRITE. Without the feature, INDIRECT is an error.
  *
  * It behaves as a vhost-user backend that got SET_VRING_BASE(vring base) and
  * SET_VRING_ADDR(the driver's areas): it pops available chains, validating
@@ -41,13 +49,20 @@
 /** One chain popped from the avail ring. */
 struct fake_dev_chain {
 	uint16_t id;        /**< Split: head descriptor index; packed: buffer id. */
-	uint16_t ndescs;
+	uint16_t ndescs;    /**< Elements (sg[]), in an indirect table or not. */
+	uint16_t nring;     /**< Ring descriptors (packed: slots) taken: 1 if indirect. */
+	bool indirect;      /**< The elements came from an indirect table. */
+	uint64_t table;     /**< Indirect: the table's address (else 0). */
 	uint16_t nout;      /**< Device-readable elements, first. */
 	uint16_t nin;       /**< Device-writable elements, after them. */
 	uint32_t out_len;
 	uint32_t in_len;    /**< Sum of the writable lengths. */
 	struct virtq_sg sg[FAKE_DEV_MAX_SG];
-	uint16_t desc_idx[FAKE_DEV_MAX_SG]; /**< Descriptor (packed: ring slot) of each element. */
+	/**
+	 * Ring descriptor (packed: ring slot) of each element; for an indirect
+	 * chain, the one ring descriptor that points to the table.
+	 */
+	uint16_t desc_idx[FAKE_DEV_MAX_SG];
 };
 
 /** A packed used descriptor written by push and not yet flushed. */
