@@ -35,7 +35,7 @@
 #define VNAPI_MAX_QUEUE_SIZE      VIRTQ_MAX_NUM
 #define VNAPI_MAX_VRINGS          (2 * VNAPI_MAX_QUEUE_PAIRS)
 #define VNAPI_BURST_MAX           64
-/** Default tx_free_thresh (capped at a quarter of the ring). */
+/** Default tx_free_thresh: num minus this many (at most a quarter of the ring). */
 #define VNAPI_TX_FREE_THRESH      32
 #define VNAPI_TX_MAX_SEGS         64
 #define VNAPI_MAX_RX_PKTLEN       9728
@@ -145,8 +145,8 @@ struct vnapi_txq {
 	uint16_t vring;               /**< 2 * queue_id + 1 */
 	uint16_t hdr_size;
 	struct vnapi_params_q cfg;
-	/** Take back completed buffers only when fewer descriptors than this
-	 * are free (rte_eth_txconf tx_free_thresh; default min(32, num / 4)).
+	/** Take back completed buffers when fewer descriptors than this are
+	 * free (rte_eth_txconf tx_free_thresh; default num - min(32, num / 4)).
 	 */
 	uint16_t free_thresh;
 	bool broken_reported;
