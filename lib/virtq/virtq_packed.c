@@ -475,18 +475,17 @@ virtq_kick_prepare_packed(struct virtq *vq)
 }
 
 /*
- * Validate the used descriptor at position @p pos (wrap @p w), with @p
- * inflight published slots not yet used from @p pos on.
- * @return 1 and its id and len; 0 not used yet; -1 bad (queue marked broken).
+ * Read the used descriptor at position @p pos (wrap @p w), with @p inflight
+ * published slots not yet used from @p pos on: its id (checked < num) and
+ * len, each loaded once (the device cannot change what we checked).
+ * @return 1 read; 0 not used yet; -1 bad (queue marked broken).
  */
 static inline int
-virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
-			uint16_t *idp, uint32_t *lenp)
+virtq_read_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
+		       uint16_t *idp, uint32_t *lenp)
 {
 	const struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
-	const struct virtq_head *h;
-	uint16_t flags, id;
-	uint32_t len;
+	uint16_t flags;
 
 	/*
 	 * Acquire: our load of the flags before our loads of id and len; pairs
@@ -502,13 +501,48 @@ virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t infligh
 		virtq_bad_used(vq, "used descriptor where none was expected");
 		return -1;
 	}
-	/* Each field read once: the device cannot change what we checked. */
-	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-	if (id >= vq->params.num) {
+	*idp = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	*lenp = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	if (*idp >= vq->params.num) {
 		virtq_bad_used(vq, "used id out of range");
 		return -1;
 	}
+	return 1;
+}
+
+/*
+ * The used len of chain @p h: 0 if nothing in it is device-writable (len
+ * means nothing then), else at most its writable length.
+ * @return 0, or -1 bad (queue marked broken).
+ */
+static inline int
+virtq_check_len_packed(struct virtq *vq, const struct virtq_head *h, uint32_t *lenp)
+{
+	if (h->nin == 0)
+		*lenp = 0;
+	else if (*lenp > h->in_len) {
+		virtq_bad_used(vq, "used len exceeds the writable length");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Validate the used descriptor at position @p pos (wrap @p w), with @p
+ * inflight published slots not yet used from @p pos on.
+ * @return 1 and its id and len; 0 not used yet; -1 bad (queue marked broken).
+ */
+static inline int
+virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
+			uint16_t *idp, uint32_t *lenp)
+{
+	const struct virtq_head *h;
+	uint16_t id;
+	uint32_t len;
+	int r = virtq_read_used_packed(vq, pos, w, inflight, &id, &len);
+
+	if (r != 1)
+		return r;
 	h = &vq->heads[id];
 	/* In flight and published: its position is before avail_published
 	 * (all positions in flight are within num of avail_idx, modulo 2^16).
@@ -523,12 +557,8 @@ virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t infligh
 		virtq_bad_used(vq, "used chain runs past the published descriptors");
 		return -1;
 	}
-	if (h->nin == 0)
-		len = 0;    /* Nothing device-writable: len means nothing. */
-	else if (len > h->in_len) {
-		virtq_bad_used(vq, "used len exceeds the writable length");
+	if (virtq_check_len_packed(vq, h, &len) != 0)
 		return -1;
-	}
 	*idp = id;
 	*lenp = len;
 	return 1;
@@ -605,25 +635,13 @@ static inline int
 virtq_check_used_packed_io(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
 			   uint16_t *endp, uint32_t *lenp)
 {
-	const struct virtq_packed_desc *d = &vq->packed.desc[pos & vq->mask];
 	const struct virtq_head *h;
-	uint16_t flags, id, dist;
+	uint16_t id, dist;
 	uint32_t len;
+	int r = virtq_read_used_packed(vq, pos, w, inflight, &id, &len);
 
-	/* Acquire: as in virtq_check_used_packed(). */
-	flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
-	if (!virtq_is_used_packed(flags, w))
-		return 0;
-	if (inflight == 0) {
-		virtq_bad_used(vq, "used descriptor where none was expected");
-		return -1;
-	}
-	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-	if (id >= vq->params.num) {
-		virtq_bad_used(vq, "used id out of range");
-		return -1;
-	}
+	if (r != 1)
+		return r;
 	/* The chains in flight and published tile [pos, pos + inflight), one
 	 * head each, and only heads in flight have a cookie.
 	 */
@@ -637,12 +655,8 @@ virtq_check_used_packed_io(struct virtq *vq, uint16_t pos, bool w, uint16_t infl
 		virtq_bad_used(vq, "used chain runs past the published descriptors");
 		return -1;
 	}
-	if (h->nin == 0)
-		len = 0;
-	else if (len > h->in_len) {
-		virtq_bad_used(vq, "used len exceeds the writable length");
+	if (virtq_check_len_packed(vq, h, &len) != 0)
 		return -1;
-	}
 	*endp = (uint16_t)(pos + dist + h->ndescs);
 	*lenp = len;
 	return 1;
@@ -821,8 +835,7 @@ virtq_release_packed(struct virtq *vq, uint16_t id)
 void
 virtq_release_packed_io(struct virtq *vq, uint16_t id)
 {
-	vq->num_free = (uint16_t)(vq->num_free + vq->heads[id].ndescs);
-	vq->heads[id].cookie = NULL;
+	virtq_release_io(vq, id);
 }
 
 /*

@@ -300,6 +300,18 @@ virtq_indirect_table(const struct virtq *vq, uint16_t id)
  */
 void virtq_bad_used(struct virtq *vq, const char *reason);
 
+/**
+ * @internal
+ * In order, both layouts: give back chain @p head (packed: buffer id)
+ * without the device. No free list: allocation follows the ring order.
+ */
+static inline void
+virtq_release_io(struct virtq *vq, uint16_t head)
+{
+	vq->num_free = (uint16_t)(vq->num_free + vq->heads[head].ndescs);
+	vq->heads[head].cookie = NULL;
+}
+
 /** @internal The split-ring operations (virtq_split.c). */
 VIRTQ_LAYOUT_DECLARE(split);
 /** @internal The packed-ring operations (virtq_packed.c). */

@@ -172,14 +172,23 @@ virtq_add_indirect_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t o
 	vq->avail_idx++;
 }
 
+/* The descriptor after @p idx in a chain: the free list's, or in order the next index. */
+static __rte_always_inline uint16_t
+virtq_next_desc_split(const struct virtq *vq, uint16_t idx, bool io)
+{
+	return io ? (uint16_t)((idx + 1) & vq->mask) : vq->next[idx];
+}
+
 /*
  * Descriptors and the avail ring entry are plain stores: the device may not
  * read them before it sees the avail idx that virtq_kick_prepare_split()
- * publishes with a release store.
+ * publishes with a release store. In order (@p io), chains take descriptors
+ * in index order from free_head, wrapping at num: completions come in the
+ * same order, so the free descriptors are always the ones from free_head on.
  */
-void
-virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
-		void *cookie)
+static __rte_always_inline void
+virtq_add_chain_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		      void *cookie, bool io)
 {
 	uint32_t total = (uint32_t)out + in;
 	uint16_t head = vq->free_head;
@@ -188,20 +197,22 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 	uint32_t i;
 
 	if (virtq_chain_indirect(vq, total)) {
-		virtq_add_indirect_split(vq, sg, out, in, cookie, vq->next[head]);
+		virtq_add_indirect_split(vq, sg, out, in, cookie,
+					 virtq_next_desc_split(vq, head, io));
 		return;
 	}
 	for (i = 0; i < total; i++) {
 		struct virtq_desc *d = &vq->split.desc[idx];
 		uint16_t flags = virtq_chain_flags(i, out, total);
+		uint16_t nxt = virtq_next_desc_split(vq, idx, io);
 
 		if (i >= out)
 			in_len += sg[i].len;
 		d->addr = sg[i].addr;
 		d->len = sg[i].len;
 		d->flags = flags;
-		d->next = (flags & VIRTQ_DESC_F_NEXT) ? vq->next[idx] : 0;
-		idx = vq->next[idx];
+		d->next = (flags & VIRTQ_DESC_F_NEXT) ? nxt : 0;
+		idx = nxt;
 	}
 	vq->free_head = idx;
 	vq->num_free -= total;
@@ -216,6 +227,20 @@ virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint1
 	 */
 	vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 	vq->avail_idx++;
+}
+
+void
+virtq_add_split(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		void *cookie)
+{
+	virtq_add_chain_split(vq, sg, out, in, cookie, false);
+}
+
+void
+virtq_add_split_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
+		   void *cookie)
+{
+	virtq_add_chain_split(vq, sg, out, in, cookie, true);
 }
 
 /* The rx refill and single-segment tx paths: one descriptor per buffer. */
@@ -247,51 +272,6 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 		vq->avail_idx++;
 	}
 	return i;
-}
-
-/*
- * In order: chains take descriptors in index order from free_head, wrapping
- * at num. Completions come in the same order, so the free descriptors are
- * always the ones from free_head on. Links and flags are written as in
- * virtq_add_split(); only where the descriptors come from differs.
- */
-void
-virtq_add_split_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_t in,
-		   void *cookie)
-{
-	uint32_t total = (uint32_t)out + in;
-	uint16_t head = vq->free_head;
-	uint16_t idx = head;
-	uint64_t in_len = 0;
-	uint32_t i;
-
-	if (virtq_chain_indirect(vq, total)) {
-		virtq_add_indirect_split(vq, sg, out, in, cookie,
-					 (uint16_t)((head + 1) & vq->mask));
-		return;
-	}
-	for (i = 0; i < total; i++) {
-		struct virtq_desc *d = &vq->split.desc[idx];
-		uint16_t flags = virtq_chain_flags(i, out, total);
-		uint16_t nxt = (uint16_t)((idx + 1) & vq->mask);
-
-		if (i >= out)
-			in_len += sg[i].len;
-		d->addr = sg[i].addr;
-		d->len = sg[i].len;
-		d->flags = flags;
-		d->next = (flags & VIRTQ_DESC_F_NEXT) ? nxt : 0;
-		idx = nxt;
-	}
-	vq->free_head = idx;
-	vq->num_free -= total;
-
-	vq->heads[head].cookie = cookie;
-	vq->heads[head].ndescs = total;
-	vq->heads[head].nin = in;
-	vq->heads[head].in_len = in_len > UINT32_MAX ? UINT32_MAX : (uint32_t)in_len;
-	vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
-	vq->avail_idx++;
 }
 
 /*
@@ -631,8 +611,7 @@ virtq_release_split(struct virtq *vq, uint16_t head)
 void
 virtq_release_split_io(struct virtq *vq, uint16_t head)
 {
-	vq->num_free = (uint16_t)(vq->num_free + vq->heads[head].ndescs);
-	vq->heads[head].cookie = NULL;
+	virtq_release_io(vq, head);
 }
 
 /*
