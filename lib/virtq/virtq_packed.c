@@ -694,11 +694,7 @@ virtq_get_used_packed_io(struct virtq *vq, void **cookies, uint32_t *lens, uint1
 			virtq_bad_used(vq, "in-order batch skips a device-writable buffer");
 			break;
 		}
-		cookies[n] = h->cookie;
-		if (lens != NULL)
-			lens[n] = len;
-		h->cookie = NULL;
-		freed = (uint16_t)(freed + h->ndescs);
+		virtq_take_io(h, cookies, lens, n, len, &freed);
 		if ((uint32_t)(pos & mask) + h->ndescs >= vq->params.num)
 			w = !w;
 		pos = (uint16_t)(pos + h->ndescs);

@@ -312,6 +312,22 @@ virtq_release_io(struct virtq *vq, uint16_t head)
 	vq->heads[head].cookie = NULL;
 }
 
+/**
+ * @internal
+ * In order, both layouts: hand chain @p h to the caller as completion @p n
+ * (len @p len) and count its descriptors in @p freed.
+ */
+static inline void
+virtq_take_io(struct virtq_head *h, void **cookies, uint32_t *lens, uint16_t n, uint32_t len,
+	      uint16_t *freed)
+{
+	cookies[n] = h->cookie;
+	if (lens != NULL)
+		lens[n] = len;
+	h->cookie = NULL;
+	*freed = (uint16_t)(*freed + h->ndescs);
+}
+
 /** @internal The split-ring operations (virtq_split.c). */
 VIRTQ_LAYOUT_DECLARE(split);
 /** @internal The packed-ring operations (virtq_packed.c). */

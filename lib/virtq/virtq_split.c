@@ -506,11 +506,7 @@ virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16
 				break;
 			}
 		}
-		cookies[n] = h->cookie;
-		if (lens != NULL)
-			lens[n] = len;
-		h->cookie = NULL;
-		freed = (uint16_t)(freed + h->ndescs);
+		virtq_take_io(h, cookies, lens, n, len, &freed);
 		head = (uint16_t)((head + h->ndescs) & mask);
 		last++;
 	}

@@ -284,6 +284,22 @@ frame_fill(uint8_t *buf, uint32_t len, uint32_t seq, uint8_t queue,
 		buf[i] = pat_byte(seq, queue, dir, i);
 }
 
+/* Append segment @p m holding @p n bytes to the chain head..last. */
+static void
+chain_append(struct rte_mbuf **head, struct rte_mbuf **last, struct rte_mbuf *m, uint32_t n)
+{
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	if (*head == NULL) {
+		*head = m;
+	} else {
+		(*last)->next = m;
+		(*head)->nb_segs++;
+		(*head)->pkt_len += n;
+	}
+	*last = m;
+}
+
 /* A frame as a chain of mbufs holding at most seg_max bytes each. */
 static struct rte_mbuf *
 frame_to_mbuf(struct rte_mempool *mp, const uint8_t *buf, uint32_t len,
@@ -301,16 +317,7 @@ frame_to_mbuf(struct rte_mempool *mp, const uint8_t *buf, uint32_t len,
 		n = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
 		n = RTE_MIN(n, seg_max);
 		memcpy(rte_pktmbuf_mtod(m, void *), buf + off, n);
-		m->data_len = (uint16_t)n;
-		m->pkt_len = n;
-		if (head == NULL) {
-			head = m;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		last = m;
+		chain_append(&head, &last, m, n);
 		off += n;
 	}
 	return head;
@@ -355,16 +362,7 @@ frame_to_segs(struct rte_mempool *mp, const uint8_t *buf, uint32_t len, uint32_t
 		/* Segment i holds bytes [len * i / nsegs, len * (i + 1) / nsegs). */
 		n = (uint32_t)((uint64_t)len * (i + 1) / nsegs) - off;
 		memcpy(rte_pktmbuf_mtod(m, void *), buf + off, n);
-		m->data_len = (uint16_t)n;
-		m->pkt_len = n;
-		if (head == NULL) {
-			head = m;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		last = m;
+		chain_append(&head, &last, m, n);
 		off += n;
 	}
 	return head;
