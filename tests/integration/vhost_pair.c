@@ -700,6 +700,28 @@ wait_resources(const char *what, const unsigned int ref[POOL_MAX], int ref_fds,
 	return fail("%s: %d open fds, expected %d", what, fds, ref_fds);
 }
 
+/*
+ * Stop and remove the front end, then every mempool must come back to
+ * @p ref0 (its value before the probe). Ends a scenario: returns its result.
+ */
+static int
+fe_remove_check(const unsigned int ref0[POOL_MAX])
+{
+	int ret = rte_eth_dev_stop(fe_port);
+
+	if (ret != 0)
+		return fail("front end stop: %d", ret);
+	ret = rte_eal_hotplug_remove("vdev", fe_name);
+	fe_probed = false;
+	fe_port = RTE_MAX_ETHPORTS;
+	if (ret != 0)
+		return fail("rte_dev_remove of the front end: %d", ret);
+	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
+		return -1;
+	tap(true, "front end removed: every mempool back to its value before probe");
+	return fail_reason[0] == '\0' ? 0 : -1;
+}
+
 /* --------------------------------------------------------------- ports */
 
 static int
@@ -1055,7 +1077,6 @@ scenario_segs(void)
 	unsigned int ref0[POOL_MAX], n, i, q;
 	char name[64];
 	uint64_t v;
-	int ret;
 
 	if (be_create((uint16_t)opts.queues, 0) != 0)
 		return -1;
@@ -1087,18 +1108,7 @@ scenario_segs(void)
 		    opts.expect_indirect ? total : 0, opts.expect_indirect ? "on" : "off");
 	}
 
-	ret = rte_eth_dev_stop(fe_port);
-	if (ret != 0)
-		return fail("front end stop: %d", ret);
-	ret = rte_eal_hotplug_remove("vdev", fe_name);
-	fe_probed = false;
-	fe_port = RTE_MAX_ETHPORTS;
-	if (ret != 0)
-		return fail("rte_dev_remove of the front end: %d", ret);
-	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
-		return -1;
-	tap(true, "front end removed: every mempool back to its value before probe");
-	return fail_reason[0] == '\0' ? 0 : -1;
+	return fe_remove_check(ref0);
 }
 
 static int
@@ -1433,18 +1443,7 @@ scenario_badring(void)
 	if (check_stats(fl, n) != 0)
 		return -1;
 
-	ret = rte_eth_dev_stop(fe_port);
-	if (ret != 0)
-		return fail("front end stop: %d", ret);
-	ret = rte_eal_hotplug_remove("vdev", fe_name);
-	fe_probed = false;
-	fe_port = RTE_MAX_ETHPORTS;
-	if (ret != 0)
-		return fail("rte_dev_remove of the front end: %d", ret);
-	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
-		return -1;
-	tap(true, "front end removed: every mempool back to its value before probe");
-	return fail_reason[0] == '\0' ? 0 : -1;
+	return fe_remove_check(ref0);
 }
 
 static int
