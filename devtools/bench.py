@@ -292,20 +292,11 @@ def contenders_for(cell, explore=False, vu_try=None):
 def worker_cpu_ticks(pid):
     """utime+stime (clock ticks) of the process's forwarding lcore threads (rte-worker-N)."""
     total, found = 0, False
-    try:
-        tids = os.listdir('/proc/%d/task' % pid)
-    except OSError:
-        return None
-    for t in tids:
+    for tid, comm in h.proc_threads(pid):
+        if not (comm.startswith('rte-worker') or comm.startswith('lcore-worker')):
+            continue
         try:
-            with open('/proc/%d/task/%s/comm' % (pid, t)) as f:
-                comm = f.read().strip()
-            if not (comm.startswith('rte-worker') or comm.startswith('lcore-worker')):
-                continue
-            with open('/proc/%d/task/%s/stat' % (pid, t)) as f:
-                st = f.read()
-            fields = st[st.rindex(')') + 2:].split()
-            total += int(fields[11]) + int(fields[12])
+            total += h.thread_cpu_ticks(pid, tid)
             found = True
         except (OSError, ValueError, IndexError):
             continue

@@ -124,14 +124,10 @@ def log(msg):
 def task_runtime_ns(pid):
     """{tid: on-CPU ns} from /proc/PID/task/TID/schedstat (field 1)."""
     out = {}
-    try:
-        tids = os.listdir('/proc/%d/task' % pid)
-    except OSError:
-        return out
-    for tid in tids:
+    for tid, _ in h.proc_threads(pid):
         try:
-            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
-                out[int(tid)] = int(f.read().split()[0])
+            with open('/proc/%d/task/%d/schedstat' % (pid, tid)) as f:
+                out[tid] = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             pass
     return out
@@ -140,14 +136,10 @@ def task_runtime_ns(pid):
 def lcore_tids(pid):
     """{lcore id: tid}: the main lcore is the main thread, workers are 'lcore-worker-N'."""
     out = {0: pid}
-    try:
-        for tid in os.listdir('/proc/%d/task' % pid):
-            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
-                m = re.match(r'lcore-worker-(\d+)', f.read().strip())
-            if m:
-                out[int(m.group(1))] = int(tid)
-    except OSError:
-        pass
+    for tid, comm in h.proc_threads(pid):
+        m = re.match(r'lcore-worker-(\d+)', comm)
+        if m:
+            out[int(m.group(1))] = tid
     return out
 
 

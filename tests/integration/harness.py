@@ -527,6 +527,29 @@ def proc_stat_fields(path):
     return s[s.rindex(')') + 2:].split()
 
 
+def proc_threads(pid):
+    """[(tid, comm)] of a live process's threads; [] if it is gone. A thread that ends while
+    it is being read is left out."""
+    out = []
+    try:
+        tids = os.listdir('/proc/%d/task' % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                out.append((int(tid), f.read().strip()))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def thread_cpu_ticks(pid, tid):
+    """utime+stime of one thread in clock ticks (raises OSError if it is gone)."""
+    f = proc_stat_fields('/proc/%d/task/%d/stat' % (pid, tid))
+    return int(f[11]) + int(f[12])
+
+
 def proc_cpu_s(pid):
     """utime+stime of the whole process (all threads), in seconds."""
     f = proc_stat_fields('/proc/%d/stat' % pid)

@@ -100,18 +100,11 @@ def rm_runtime(prefix):
 def threads_cpu_s(pid):
     """{'comm/tid': cpu seconds} for each thread."""
     out = {}
-    try:
-        tids = os.listdir('/proc/%d/task' % pid)
-    except OSError:
-        return out
-    for tid in tids:
+    for tid, comm in h.proc_threads(pid):
         try:
-            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
-                comm = f.read().strip()
-            f2 = h.proc_stat_fields('/proc/%d/task/%s/stat' % (pid, tid))
-        except (OSError, ValueError):
-            continue
-        out['%s/%s' % (comm, tid)] = (int(f2[11]) + int(f2[12])) / CLK_TCK
+            out['%s/%d' % (comm, tid)] = h.thread_cpu_ticks(pid, tid) / CLK_TCK
+        except (OSError, ValueError, IndexError):
+            pass
     return out
 
 
