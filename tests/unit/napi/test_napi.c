@@ -21,23 +21,7 @@
 
 #include "fake_port.h"
 #include "napi.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		goto teardown; \
-	} \
-} while (0)
-
-#define CHECK_EQ(a, b) do { \
-	long long a_ = (long long)(a); \
-	long long b_ = (long long)(b); \
-	if (a_ != b_) { \
-		printf("#   %s:%d: %s is %lld, expected %s = %lld\n", \
-		       __FILE__, __LINE__, #a, a_, #b, b_); \
-		goto teardown; \
-	} \
-} while (0)
+#include "unit_check.h"
 
 static struct fake_port fp;
 static unsigned int handled[FAKE_QUEUES];   /* packets per queue */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "vnapi_vhost_user.h"
+#include "unit_check.h"
 
 #include "fake_backend.h"
 
@@ -37,23 +38,6 @@
 
 /* Short reply timeout: the no-answer cases wait for it. */
 #define TEST_REPLY_TIMEOUT_MS 300
-
-/* In a case: log the failed check and jump to its cleanup. */
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		goto out; \
-	} \
-} while (0)
-
-#define CHECK_EQ(a, b) do { \
-	long long a_ = (long long)(a), b_ = (long long)(b); \
-	if (a_ != b_) { \
-		printf("#   %s:%d: %s == %lld, expected %s == %lld\n", \
-		       __FILE__, __LINE__, #a, a_, #b, b_); \
-		goto out; \
-	} \
-} while (0)
 
 static uint64_t
 now_ms(void)
@@ -134,7 +118,7 @@ test_request_names(const void *arg)
 	CHECK(strcmp(vnapi_vhost_user_request_name(41), "UNKNOWN") == 0);
 	CHECK(strcmp(vnapi_vhost_user_request_name(UINT32_MAX), "UNKNOWN") == 0);
 	rc = 0;
-out:
+teardown:
 	return rc;
 }
 
@@ -214,7 +198,7 @@ test_check_reply(const void *arg)
 		CHECK_EQ(v, UINT64_C(0xdeadbeef));
 	}
 	rc = 0;
-out:
+teardown:
 	return rc;
 }
 
@@ -450,7 +434,7 @@ test_negotiation(const void *arg)
 	CHECK(no_violations(fb));
 	CHECK(!vnapi_vhost_user_peer_gone(&vu));
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	for (i = 0; i < 2; i++) {
@@ -509,7 +493,7 @@ test_no_fd_flag(const void *arg)
 	CHECK_EQ(r.request, VHOST_USER_GET_FEATURES);
 	CHECK(no_violations(fb));
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -547,7 +531,7 @@ test_set_protocol_features_no_ack(const void *arg)
 	CHECK_EQ(r.flags, FLAG_VERSION | FLAG_NEED_REPLY);
 	CHECK(no_violations(fb));
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -657,7 +641,7 @@ test_fault(const void *arg)
 	}
 	CHECK(no_violations(fb));
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -687,7 +671,7 @@ test_peer_gone(const void *arg)
 	vnapi_vhost_user_close(&vu);
 	CHECK(vnapi_vhost_user_peer_gone(&vu));
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -713,7 +697,7 @@ test_send_after_disconnect(const void *arg)
 	CHECK_EQ(vu.sock, -1);
 	CHECK_EQ(vnapi_vhost_user_set_features(&vu, 1), -ENOTCONN);
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -739,7 +723,7 @@ test_disconnect_no_reply(const void *arg)
 	CHECK(ret == -ECONNRESET || ret == -EPIPE);
 	CHECK_EQ(vu.sock, -1);
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -760,7 +744,7 @@ test_not_connected(const void *arg)
 	vnapi_vhost_user_close(&vu);
 	CHECK_EQ(vu.sock, -1);
 	rc = 0;
-out:
+teardown:
 	return rc;
 }
 
@@ -788,7 +772,7 @@ test_connect_missing(const void *arg)
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 50), -ENOENT);
 	CHECK(now_ms() - t0 < 100);
 	rc = 0;
-out:
+teardown:
 	return rc;
 }
 
@@ -816,7 +800,7 @@ test_connect_refused(const void *arg)
 	CHECK(dt >= 190 && dt < 3000);
 	CHECK_EQ(vu.sock, -1);
 	rc = 0;
-out:
+teardown:
 	if (fd >= 0)
 		close(fd);
 	if (made) {
@@ -845,7 +829,7 @@ test_connect_retry(const void *arg)
 	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
 	CHECK_EQ(v, 42);
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;
@@ -872,7 +856,7 @@ test_connect_bad_path(const void *arg)
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, NULL, 0, 10), -EINVAL);
 	CHECK_EQ(vu.sock, -1);
 	rc = 0;
-out:
+teardown:
 	return rc;
 }
 
@@ -904,7 +888,7 @@ test_mem_table_limits(const void *arg)
 	CHECK_EQ(fake_backend_wait(fb, 1, 1000), 1);
 	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
 	rc = 0;
-out:
+teardown:
 	vnapi_vhost_user_close(&vu);
 	fake_backend_destroy(fb);
 	return rc;

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "fake_device.h"
+#include "unit_check.h"
 #include "virtq.h"
 #include "virtq_ring.h"
 
@@ -101,28 +102,6 @@ enum test_layouts {
 	ON_SPLIT,
 	ON_PACKED,
 };
-
-/*
- * Checks: print a TAP diagnostic and jump to the case's "teardown" label,
- * which releases what the case set up and returns -1 (ret's initial value).
- */
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		goto teardown; \
-	} \
-} while (0)
-
-#define CHECK_EQ(a, b) do { \
-	long long a_ = (long long)(a); \
-	long long b_ = (long long)(b); \
-	if (a_ != b_) { \
-		printf("#   %s:%d: %s is %lld (0x%llx), expected %s = %lld (0x%llx)\n", \
-		       __FILE__, __LINE__, #a, a_, (unsigned long long)a_, #b, b_, \
-		       (unsigned long long)b_); \
-		goto teardown; \
-	} \
-} while (0)
 
 /* Cookies: small non-NULL integers. */
 #define COOKIE(i) ((void *)(uintptr_t)(i))
