@@ -285,6 +285,13 @@ virtq_detach_unused(struct virtq *vq)
 	return NULL;
 }
 
+void
+virtq_release_io(struct virtq *vq, uint16_t head)
+{
+	vq->num_free = (uint16_t)(vq->num_free + vq->heads[head].ndescs);
+	vq->heads[head].cookie = NULL;
+}
+
 bool
 virtq_is_broken(const struct virtq *vq)
 {

@@ -827,13 +827,6 @@ virtq_release_packed(struct virtq *vq, uint16_t id)
 	virtq_free_id_packed(vq, id);
 }
 
-/* In order: ids are slots, there is no list to return the id to. */
-void
-virtq_release_packed_io(struct virtq *vq, uint16_t id)
-{
-	virtq_release_io(vq, id);
-}
-
 /*
  * The device's next completion stores the flags of the slot at last_used,
  * making AVAIL == USED == used wrap. Until then the slot holds one of the

@@ -111,8 +111,7 @@ struct virtq_ops {
 					   void *const *cookies, uint16_t n, bool in); \
 	uint16_t virtq_get_used_##sfx##_io(struct virtq *vq, void **cookies, uint32_t *lens, \
 					   uint16_t max); \
-	uint16_t virtq_used_count_##sfx##_io(struct virtq *vq); \
-	void virtq_release_##sfx##_io(struct virtq *vq, uint16_t head)
+	uint16_t virtq_used_count_##sfx##_io(struct virtq *vq)
 
 /** @internal The designated initializer of one layout's table. */
 #define VIRTQ_LAYOUT_OPS(sfx) { \
@@ -143,7 +142,7 @@ struct virtq_ops {
 	.enable_intr_prepare = virtq_enable_intr_prepare_##sfx, \
 	.poll = virtq_poll_##sfx, \
 	.disable_intr = virtq_disable_intr_##sfx, \
-	.release = virtq_release_##sfx##_io, \
+	.release = virtq_release_io, \
 	.monitor_addr = virtq_monitor_addr_##sfx, \
 	.vring_base = virtq_vring_base_##sfx, \
 }
@@ -303,14 +302,10 @@ void virtq_bad_used(struct virtq *vq, const char *reason);
 /**
  * @internal
  * In order, both layouts: give back chain @p head (packed: buffer id)
- * without the device. No free list: allocation follows the ring order.
+ * without the device (virtq_detach_unused()). No free list: allocation
+ * follows the ring order, so only the count and the cookie change.
  */
-static inline void
-virtq_release_io(struct virtq *vq, uint16_t head)
-{
-	vq->num_free = (uint16_t)(vq->num_free + vq->heads[head].ndescs);
-	vq->heads[head].cookie = NULL;
-}
+void virtq_release_io(struct virtq *vq, uint16_t head);
 
 /**
  * @internal

@@ -603,13 +603,6 @@ virtq_release_split(struct virtq *vq, uint16_t head)
 	virtq_free_chain_split(vq, head);
 }
 
-/* In order: no list; free_head stays where the next chain goes. */
-void
-virtq_release_split_io(struct virtq *vq, uint16_t head)
-{
-	virtq_release_io(vq, head);
-}
-
 /*
  * The device's next completion stores used->idx: a monitor may sleep while it
  * still reads the last used index.
