@@ -289,6 +289,29 @@ def contenders_for(cell, explore=False, vu_try=None):
                  eal=list(e))]
 
 
+def write_doc_section(path, begin, end, text, after=None):
+    """Put `text` (which starts with `begin` and ends with `end`) into the document at `path`:
+    in place of the text between the markers if they are there, else right after the marker
+    `after` if given and present, else at the end. Sections are kept one blank line apart."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = '# vnapi performance\n\n'
+    if begin in old and end in old:
+        new = old[:old.index(begin)] + text + old[old.index(end) + len(end):].lstrip('\n')
+    elif after and after in old:
+        i = old.index(after) + len(after)
+        new = old[:i] + '\n\n' + text + '\n' + old[i:].lstrip('\n')
+    else:
+        new = old.rstrip('\n') + '\n\n' + text
+    if not new.endswith('\n'):
+        new += '\n'
+    new = new.replace(end + '\n<!--', end + '\n\n<!--')
+    with open(path, 'w') as f:
+        f.write(new)
+
+
 def worker_cpu_ticks(pid):
     """utime+stime (clock ticks) of the process's forwarding lcore threads (rte-worker-N)."""
     total, found = 0, False
@@ -697,23 +720,7 @@ def matrix_main():
         sec += ['### Failed runs', ''] + fails + ['']
     sec.append(M_END)
     text = '\n'.join(sec) + '\n'
-    try:
-        with open(args.doc) as f:
-            old = f.read()
-    except FileNotFoundError:
-        old = '# vnapi performance\n\n'
-    if M_BEGIN in old and M_END in old:
-        new = old[:old.index(M_BEGIN)] + text + old[old.index(M_END) + len(M_END):].lstrip('\n')
-        if not new.endswith('\n'):
-            new += '\n'
-    elif END in old:
-        i = old.index(END) + len(END)
-        new = old[:i] + '\n\n' + text + '\n' + old[i:].lstrip('\n')
-    else:
-        new = old.rstrip('\n') + '\n\n' + text
-    new = new.replace(M_END + '\n<!--', M_END + '\n\n<!--')
-    with open(args.doc, 'w') as f:
-        f.write(new)
+    write_doc_section(args.doc, M_BEGIN, M_END, text, after=END)
     print('\nupdated %s' % os.path.relpath(args.doc, TOP))
     return 0
 
@@ -965,17 +972,7 @@ def main():
         section += [ratios, '']
     section.append(END)
     text = '\n'.join(section) + '\n'
-    try:
-        with open(args.doc) as f:
-            old = f.read()
-    except FileNotFoundError:
-        old = '# vnapi performance\n\n'
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):].lstrip('\n')
-    else:
-        new = old.rstrip('\n') + '\n\n' + text
-    with open(args.doc, 'w') as f:
-        f.write(new)
+    write_doc_section(args.doc, BEGIN, END, text)
     print('\nupdated %s' % os.path.relpath(args.doc, TOP))
     return 0
 
