@@ -169,9 +169,10 @@ uint16_t virtq_num_free(const struct virtq *vq);
 
 /**
  * Add one chain: @p out device-readable elements then @p in device-writable
- * ones. Not visible to the device until virtq_kick_prepare() (packed: the
- * first head added since the last publication holds back everything after
- * it; its flags are stored by virtq_kick_prepare()).
+ * ones. Visible to the device at the latest after virtq_kick_prepare(),
+ * maybe earlier (packed: the first head added since the last publication
+ * holds back everything after it until virtq_kick_prepare() or the bulk
+ * paths below store its flags).
  * With indirect descriptors (params.indirect_max), a chain of n = out + in
  * elements, 2 <= n <= indirect_max and n < num, is written into the table
  * of its buffer id (split: head descriptor) and takes one ring descriptor
@@ -186,7 +187,10 @@ int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_
 
 /**
  * Add @p n single-descriptor device-writable buffers (the rx refill path).
- * Stops at the first NULL cookie.
+ * Stops at the first NULL cookie. Packed: published in groups as they are
+ * added, whenever the position reaches a multiple of four (a cache line of
+ * descriptors); the rest by virtq_kick_prepare(). Split: by
+ * virtq_kick_prepare().
  * @return how many were added (fewer when descriptors run out or the queue is
  * broken).
  */
@@ -195,7 +199,8 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
 
 /**
  * Add @p n single-descriptor device-readable buffers (the single-segment tx
- * path): like virtq_add() with out = 1, in = 0, for a batch.
+ * path): like virtq_add() with out = 1, in = 0, for a batch; published as
+ * virtq_add_inbufs() says.
  * @return how many were added (fewer when descriptors run out, a cookie is
  * NULL, or the queue is broken).
  */
@@ -203,9 +208,10 @@ uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *co
 			   uint16_t n);
 
 /**
- * Publish what was added since the last call (release store of the avail
+ * Publish what was added and is not visible yet (release store of the avail
  * index, packed: of the first held-back head's flags; then a full barrier)
- * and decide whether the device wants a notification (split:
+ * and decide whether the device wants a notification for what it was given
+ * since the last call (split:
  * VIRTQ_USED_F_NO_NOTIFY, or avail_event with event idx; packed: the device
  * event area, ENABLE / DISABLE, or DESC: off_wrap, taken with its wrap
  * counter, in the range published, by the event-idx rule).

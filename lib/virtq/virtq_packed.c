@@ -24,9 +24,14 @@
  * last one; lib/vhost fill_vec_buf_packed) and AVAIL/USED bits for the wrap
  * counter of its own slot. Flags are stored last. The head flags of the
  * first chain not yet published (the one at avail_published) are held back
- * in a shadow until virtq_kick_prepare(): the device consumes the ring in
- * order and cannot get past an unpublished head, so everything added after
- * it stays invisible too, whatever its flags say.
+ * in a shadow: the device consumes the ring in order and cannot get past an
+ * unpublished head, so everything added after it stays invisible too,
+ * whatever its flags say. The held head is stored by virtq_kick_prepare(),
+ * or earlier by the one-descriptor bulk path each time a group of
+ * VIRTQ_PACKED_PUBLISH slots (one cache line of descriptors, lib/vhost's
+ * batch) is complete: the device starts on the first packets of a burst
+ * while we write the rest, and it finds whole cache lines, which its batch
+ * paths need. kick_idx is the position of the last kick decision.
  *
  * Buffer ids. The device returns a buffer id, not a slot: ids come from a
  * private free list (vq->next[]), and heads[id] says how many slots the
@@ -62,6 +67,14 @@
 #include "virtq.h"
 #include "virtq_private.h"
 #include "virtq_ring.h"
+
+/*
+ * The bulk path publishes at each multiple of this many positions: four
+ * 16-byte descriptors fill a 64-byte cache line, and lib/vhost takes four
+ * at a time only from such a line with all four available
+ * (vhost_reserve_avail_batch_packed, virtio_dev_rx_sync_batch_check).
+ */
+#define VIRTQ_PACKED_PUBLISH 4
 
 /* Offset of each event suppression area in ring memory. */
 #define VIRTQ_PACKED_EVENT_GAP 64
@@ -155,6 +168,7 @@ virtq_init_packed(struct virtq *vq, void *ring_mem)
 	vq->packed.avail_wrap = w;
 	vq->packed.used_wrap = w;
 	vq->packed.head_flags = 0;
+	vq->packed.kick_idx = start;
 	vq->packed.event_flags = VIRTQ_EVENT_F_DISABLE;
 	vq->packed.event_off_wrap = 0;
 	vq->packed.ord_end = start;
@@ -328,6 +342,11 @@ virtq_add_packed_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, u
  * Positions and counters are kept in locals and written back once: the
  * release stores of head flags are compiler barriers that would otherwise
  * reload and store the queue's fields for every buffer.
+ * Publication: the first unpublished head (at pub) is held back while the
+ * descriptors after it are written; when the position reaches a multiple of
+ * VIRTQ_PACKED_PUBLISH its store publishes the group, and the next
+ * descriptor is the new held head. A group left incomplete waits for the
+ * next call or virtq_kick_prepare().
  */
 static __rte_always_inline uint16_t
 virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
@@ -341,7 +360,8 @@ virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *
 	uint16_t pos = vq->avail_idx;
 	bool w = vq->packed.avail_wrap;
 	uint16_t free_head = vq->free_head;
-	bool hold = pos == vq->avail_published;
+	uint16_t pub = vq->avail_published;
+	uint16_t held_flags = vq->packed.head_flags;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -367,17 +387,21 @@ virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *
 		h->ndescs = 1;
 		h->nin = in;
 		h->in_len = in ? sg[i].len : 0;
-		if (hold) {
-			/* The first unpublished head: kick_prepare publishes it. */
-			vq->packed.head_flags = flags;
-			hold = false;
-		} else {
+		if (pos == pub)
+			held_flags = flags;     /* the first unpublished head */
+		else
 			virtq_store_head_flags_packed(vq, pos, flags);
-		}
 		pos = (uint16_t)(pos + 1);
 		if ((pos & mask) == 0)
 			w = !w;
+		if ((pos & (VIRTQ_PACKED_PUBLISH - 1)) == 0) {
+			/* pub != pos: at least this descriptor is unpublished. */
+			virtq_store_head_flags_packed(vq, pub, held_flags);
+			pub = pos;
+		}
 	}
+	vq->avail_published = pub;
+	vq->packed.head_flags = held_flags;
 	vq->avail_idx = pos;
 	vq->packed.avail_wrap = w;
 	vq->free_head = free_head;
@@ -418,7 +442,7 @@ virtq_event_pos_packed(const struct virtq *vq, uint16_t off_wrap, uint16_t new_i
 bool
 virtq_kick_prepare_packed(struct virtq *vq)
 {
-	uint16_t old = vq->avail_published;
+	uint16_t old = vq->packed.kick_idx;
 	uint16_t new_idx = vq->avail_idx;
 	uint16_t flags;
 	bool need;
@@ -426,11 +450,14 @@ virtq_kick_prepare_packed(struct virtq *vq)
 	if (new_idx == old)
 		return false;
 
-	/* The held-back head: its release store publishes every chain added
-	 * since the last call (see virtq_store_head_flags_packed()).
+	/* The held-back head, if any: its release store publishes every chain
+	 * added after it (see virtq_store_head_flags_packed()).
 	 */
-	virtq_store_head_flags_packed(vq, old, vq->packed.head_flags);
-	vq->avail_published = new_idx;
+	if (vq->avail_published != new_idx) {
+		virtq_store_head_flags_packed(vq, vq->avail_published, vq->packed.head_flags);
+		vq->avail_published = new_idx;
+	}
+	vq->packed.kick_idx = new_idx;
 
 	/*
 	 * Full barrier: our store of the head flags before our load of the

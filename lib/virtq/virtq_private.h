@@ -252,6 +252,7 @@ struct virtq {
 			bool avail_wrap;        /**< Wrap counter at avail_idx. */
 			bool used_wrap;         /**< Wrap counter at last_used. */
 			uint16_t head_flags;    /**< Flags of the head at avail_published. */
+			uint16_t kick_idx;      /**< avail_idx at the last kick decision. */
 			uint16_t event_flags;   /**< Shadow of driver->flags. */
 			uint16_t event_off_wrap; /**< Shadow of driver->off_wrap. */
 			/* In order: the device reported every chain before

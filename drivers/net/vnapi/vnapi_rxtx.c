@@ -330,6 +330,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 	struct vnapi_txq *txq = tx_queue;
 	struct virtq_sg sg[VNAPI_BURST_MAX];
 	const uint16_t hdr_size = txq->hdr_size;
+	const uint16_t add_batch = txq->add_batch;
 	uint16_t nb_tx = 0, dropped = 0;
 	uint64_t bytes = 0;
 
@@ -346,7 +347,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 		uint16_t n = 0, done, i;
 
 		/* A run of one-descriptor packets, added as one batch. */
-		while (nb_tx + n < nb_pkts && n < VNAPI_BURST_MAX &&
+		while (nb_tx + n < nb_pkts && n < add_batch &&
 		       vnapi_tx_simple(tx_pkts[nb_tx + n], hdr_size)) {
 			struct rte_mbuf *r = tx_pkts[nb_tx + n];
 			char *hdr = rte_pktmbuf_mtod(r, char *) - hdr_size;
