@@ -124,6 +124,7 @@ virtq_init(struct virtq *vq, const struct virtq_params *p, void *ring_mem)
 
 	vq->avail_idx = p->start_idx;
 	vq->avail_published = p->start_idx;
+	vq->kick_idx = p->start_idx;
 	vq->last_used = p->start_idx;
 
 	/* The tables are not zeroed: each is written before it is published. */
@@ -161,6 +162,13 @@ uint16_t
 virtq_num_free(const struct virtq *vq)
 {
 	return vq->num_free;
+}
+
+uint16_t
+virtq_publish_group(const struct virtq *vq)
+{
+	return vq->params.layout == VIRTQ_LAYOUT_PACKED ? VIRTQ_PACKED_PUBLISH :
+							  VIRTQ_SPLIT_PUBLISH;
 }
 
 int

@@ -187,10 +187,8 @@ int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_
 
 /**
  * Add @p n single-descriptor device-writable buffers (the rx refill path).
- * Stops at the first NULL cookie. Packed: published in groups as they are
- * added, whenever the position reaches a multiple of four (a cache line of
- * descriptors); the rest by virtq_kick_prepare(). Split: by
- * virtq_kick_prepare().
+ * Stops at the first NULL cookie. Published in groups as they are added, whenever the position reaches a multiple of virtq_publish_group();
+ * the rest by virtq_kick_prepare().
  * @return how many were added (fewer when descriptors run out or the queue is
  * broken).
  */
@@ -206,6 +204,14 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
  */
 uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
 			   uint16_t n);
+
+/**
+ * The bulk paths (virtq_add_inbufs(), virtq_add_outbufs()) publish whenever
+ * the avail position reaches a multiple of this many: packed 4 (a cache line
+ * of descriptors), split 8. A caller that prepares buffers in chunks of this
+ * size lets the device start on each chunk as soon as it is added.
+ */
+uint16_t virtq_publish_group(const struct virtq *vq);
 
 /**
  * Publish what was added and is not visible yet (release store of the avail

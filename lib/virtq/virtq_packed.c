@@ -68,14 +68,6 @@
 #include "virtq_private.h"
 #include "virtq_ring.h"
 
-/*
- * The bulk path publishes at each multiple of this many positions: four
- * 16-byte descriptors fill a 64-byte cache line, and lib/vhost takes four
- * at a time only from such a line with all four available
- * (vhost_reserve_avail_batch_packed, virtio_dev_rx_sync_batch_check).
- */
-#define VIRTQ_PACKED_PUBLISH 4
-
 /* Offset of each event suppression area in ring memory. */
 #define VIRTQ_PACKED_EVENT_GAP 64
 
@@ -168,7 +160,6 @@ virtq_init_packed(struct virtq *vq, void *ring_mem)
 	vq->packed.avail_wrap = w;
 	vq->packed.used_wrap = w;
 	vq->packed.head_flags = 0;
-	vq->packed.kick_idx = start;
 	vq->packed.event_flags = VIRTQ_EVENT_F_DISABLE;
 	vq->packed.event_off_wrap = 0;
 	vq->packed.ord_end = start;
@@ -442,7 +433,7 @@ virtq_event_pos_packed(const struct virtq *vq, uint16_t off_wrap, uint16_t new_i
 bool
 virtq_kick_prepare_packed(struct virtq *vq)
 {
-	uint16_t old = vq->packed.kick_idx;
+	uint16_t old = vq->kick_idx;
 	uint16_t new_idx = vq->avail_idx;
 	uint16_t flags;
 	bool need;
@@ -457,7 +448,7 @@ virtq_kick_prepare_packed(struct virtq *vq)
 		virtq_store_head_flags_packed(vq, vq->avail_published, vq->packed.head_flags);
 		vq->avail_published = new_idx;
 	}
-	vq->packed.kick_idx = new_idx;
+	vq->kick_idx = new_idx;
 
 	/*
 	 * Full barrier: our store of the head flags before our load of the

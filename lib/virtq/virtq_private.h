@@ -176,6 +176,19 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
  * A virtqueue. Lives in caller memory of virtq_state_size() bytes: this
  * structure, then heads[num], then the free-list links next[num].
  */
+/*
+ * The bulk paths publish at each multiple of this many avail positions, so
+ * the device starts on the first buffers of a burst while the driver adds
+ * the rest (virtq_publish_group()). Packed: four 16-byte descriptors fill a
+ * 64-byte cache line, and lib/vhost takes four at a time only from such a
+ * line with all four available (vhost_reserve_avail_batch_packed,
+ * virtio_dev_rx_sync_batch_check). Split: one avail index store per eight
+ * (lib/vhost reads the index once per burst; 8 measured ahead of 16 and of
+ * publishing per burst, doc/performance.md).
+ */
+#define VIRTQ_PACKED_PUBLISH 4
+#define VIRTQ_SPLIT_PUBLISH 8
+
 struct virtq {
 	struct virtq_params params;
 	uint16_t mask;             /**< num - 1: indices are masked only at access. */
@@ -209,6 +222,7 @@ struct virtq {
 	 */
 	uint16_t avail_idx;        /**< Next avail index we will write (not yet published). */
 	uint16_t avail_published;  /**< Shadow of the avail idx in ring memory. */
+	uint16_t kick_idx;         /**< avail_idx at the last kick decision. */
 	uint16_t last_used;        /**< Next used index to consume. */
 
 	/* Shadows of the suppression state we publish. */
@@ -252,7 +266,6 @@ struct virtq {
 			bool avail_wrap;        /**< Wrap counter at avail_idx. */
 			bool used_wrap;         /**< Wrap counter at last_used. */
 			uint16_t head_flags;    /**< Flags of the head at avail_published. */
-			uint16_t kick_idx;      /**< avail_idx at the last kick decision. */
 			uint16_t event_flags;   /**< Shadow of driver->flags. */
 			uint16_t event_off_wrap; /**< Shadow of driver->off_wrap. */
 			/* In order: the device reported every chain before

@@ -243,6 +243,17 @@ virtq_add_split_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, ui
 	virtq_add_chain_split(vq, sg, out, in, cookie, true);
 }
 
+/* Release: our stores of descriptors and avail ring entries before the avail
+ * idx; pairs with the device's load-acquire of avail idx before it reads the
+ * entries (lib/vhost virtio_dev_rx_split, virtio_dev_tx_split).
+ */
+static inline void
+virtq_publish_split(struct virtq *vq, uint16_t idx)
+{
+	__atomic_store_n(&vq->split.avail->idx, idx, __ATOMIC_RELEASE);
+	vq->avail_published = idx;
+}
+
 /* The rx refill and single-segment tx paths: one descriptor per buffer. */
 uint16_t
 virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
@@ -270,6 +281,8 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 		h->in_len = in ? sg[i].len : 0;
 		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 		vq->avail_idx++;
+		if ((vq->avail_idx & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
+			virtq_publish_split(vq, vq->avail_idx);
 	}
 	return i;
 }
@@ -316,6 +329,8 @@ virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const
 			*slot = head;
 		avail++;
 		head = (uint16_t)((head + 1) & mask);
+		if ((avail & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
+			virtq_publish_split(vq, avail);
 	}
 	vq->free_head = head;
 	vq->avail_idx = avail;
@@ -326,20 +341,16 @@ virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const
 bool
 virtq_kick_prepare_split(struct virtq *vq)
 {
-	uint16_t old = vq->avail_published;
+	uint16_t old = vq->kick_idx;
 	uint16_t new_idx = vq->avail_idx;
 	bool need;
 
 	if (new_idx == old)
 		return false;
 
-	/* Release: our stores of descriptors and avail ring entries before the
-	 * avail idx; pairs with the device's load-acquire of avail idx before
-	 * it reads the entries (lib/vhost virtio_dev_rx_split,
-	 * virtio_dev_tx_split).
-	 */
-	__atomic_store_n(&vq->split.avail->idx, new_idx, __ATOMIC_RELEASE);
-	vq->avail_published = new_idx;
+	if (vq->avail_published != new_idx)
+		virtq_publish_split(vq, new_idx);
+	vq->kick_idx = new_idx;
 
 	/* Full barrier: our store of avail idx before our load of used flags /
 	 * avail_event; pairs with the device's store of flags / avail_event

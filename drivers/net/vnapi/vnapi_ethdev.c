@@ -872,8 +872,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->cfg.num = vp.num;
 	txq->cfg.event_idx = vp.event_idx;
 	txq->free_thresh = free_thresh;
-	txq->add_batch = vp.layout == VIRTQ_LAYOUT_PACKED ? VNAPI_TX_ADD_BATCH_PACKED :
-			 VNAPI_BURST_MAX;
+	txq->add_batch = virtq_publish_group(txq->vq);
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }

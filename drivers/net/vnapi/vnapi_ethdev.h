@@ -38,8 +38,6 @@
 /** Default tx_free_thresh: num minus this many (at most a quarter of the ring). */
 #define VNAPI_TX_FREE_THRESH      32
 #define VNAPI_TX_MAX_SEGS         64
-/** Packed tx: one-descriptor packets added per call (see vnapi_txq.add_batch). */
-#define VNAPI_TX_ADD_BATCH_PACKED 4
 #define VNAPI_MAX_RX_PKTLEN       9728
 #define VNAPI_MIN_MTU             68
 #define VNAPI_CONNECT_TIMEOUT_MS  2000
@@ -151,10 +149,9 @@ struct vnapi_txq {
 	 * free (rte_eth_txconf tx_free_thresh; default num - min(32, num / 4)).
 	 */
 	uint16_t free_thresh;
-	/** One-descriptor packets handed to the ring per call: packed 4 (a
-	 * cache line of descriptors, which the ring publishes at once, so the
-	 * device starts on a burst while we prepare the rest), split a whole
-	 * burst (the avail index is published per burst anyway).
+	/** One-descriptor packets handed to the ring per call: the ring's
+	 * publish group (virtq_publish_group(): packed 4, split 8), so the
+	 * device starts on each group while we prepare the next.
 	 */
 	uint16_t add_batch;
 	bool broken_reported;
