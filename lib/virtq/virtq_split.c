@@ -281,7 +281,7 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 		h->in_len = in ? sg[i].len : 0;
 		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 		vq->avail_idx++;
-		if ((vq->avail_idx & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
+		if (!in && (vq->avail_idx & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
 			virtq_publish_split(vq, vq->avail_idx);
 	}
 	return i;
@@ -329,7 +329,7 @@ virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const
 			*slot = head;
 		avail++;
 		head = (uint16_t)((head + 1) & mask);
-		if ((avail & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
+		if (!in && (avail & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
 			virtq_publish_split(vq, avail);
 	}
 	vq->free_head = head;

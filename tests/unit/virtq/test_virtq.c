@@ -1551,9 +1551,10 @@ teardown:
 }
 
 /*
- * Publication: the bulk paths publish each complete group of
- * virtq_publish_group() positions (packed: a cache line of descriptors) as
- * they add; an incomplete group and a chain added behind it wait for
+ * Publication: virtq_add_outbufs() (packed: also virtq_add_inbufs())
+ * publishes each complete group of virtq_publish_group() positions (packed:
+ * a cache line of descriptors) as it adds; split receive buffers, an
+ * incomplete group and a chain added behind it wait for
  * virtq_kick_prepare(). The kick decision covers everything published since
  * the last decision, early groups included (event idx: an avail event inside
  * an early group asks for a kick).
@@ -1594,9 +1595,9 @@ t_publish_groups(const struct test_cfg *cfg)
 	q = (uint16_t)(s + n);
 	if (cfg->event_idx)
 		fake_dev_set_avail_event(&h.dev, (uint16_t)(q + 1));
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, &cookies[n], 1), 1);
+	CHECK_EQ(virtq_add_outbufs(h.vq, sg, &cookies[n], 1), 1);
 	CHECK_EQ(fake_dev_avail_count(&h.dev), n);
-	CHECK_EQ(virtq_add_inbufs(h.vq, &sg[1], &cookies[n + 1], G), G);
+	CHECK_EQ(virtq_add_outbufs(h.vq, &sg[1], &cookies[n + 1], G), G);
 	CHECK_EQ(fake_dev_avail_count(&h.dev), n + G - 2);
 	/* A chain behind the held ones stays invisible too. */
 	CHECK_EQ(h_add_chain(&h, 60, 1, 2, 8), 0);
@@ -1621,13 +1622,23 @@ t_publish_groups(const struct test_cfg *cfg)
 	 */
 	for (i = 0; i < 40; i++) {
 		q = virtq_avail_idx(h.vq);
-		CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 7), 7);
+		CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 7), 7);
 		pub = (uint16_t)((q + 7) & ~(G - 1));    /* last group edge in (q, q + 7] */
 		CHECK_EQ(fake_dev_avail_count(&h.dev),
 			 (uint16_t)(pub - q) <= 7 ? (uint16_t)(pub - q) : 0);
 		h_kick(&h);
 		CHECK_EQ(h_dev_complete_all(&h), 7);
 		CHECK_EQ(h_drain(&h), 7);
+		/* Receive buffers: packed as above, split only at the kick. */
+		q = virtq_avail_idx(h.vq);
+		CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 9), 9);
+		pub = (uint16_t)((q + 9) & ~(G - 1));
+		CHECK_EQ(fake_dev_avail_count(&h.dev),
+			 t_packed(cfg) && (uint16_t)(pub - q) <= 9 ? (uint16_t)(pub - q) : 0);
+		h_kick(&h);
+		CHECK_EQ(fake_dev_avail_count(&h.dev), 9);
+		CHECK_EQ(h_dev_complete_all(&h), 9);
+		CHECK_EQ(h_drain(&h), 9);
 	}
 	CHECK(!virtq_is_broken(h.vq));
 	CHECK_EQ(h.dev.driver_errors, 0);
