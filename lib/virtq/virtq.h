@@ -212,8 +212,9 @@ uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *co
 /**
  * virtq_add_outbufs() (and on packed rings virtq_add_inbufs()) publishes
  * whenever the avail position reaches a multiple of this many: packed 4 (a
- * cache line of descriptors), split 8. A caller that prepares buffers in chunks of this
- * size lets the device start on each chunk as soon as it is added.
+ * cache line of descriptors), split 8. A caller that prepares buffers in
+ * chunks of this size lets the device start on each chunk as soon as it is
+ * added.
  */
 uint16_t virtq_publish_group(const struct virtq *vq);
 

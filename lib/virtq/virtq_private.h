@@ -171,11 +171,6 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
 /** @internal Room for the broken reason, terminating NUL included. */
 #define VIRTQ_REASON_LEN 64
 
-/**
- * @internal
- * A virtqueue. Lives in caller memory of virtq_state_size() bytes: this
- * structure, then heads[num], then the free-list links next[num].
- */
 /*
  * The bulk paths publish at each multiple of this many avail positions, so
  * the device starts on the first buffers of a burst while the driver adds
@@ -191,6 +186,11 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
 #define VIRTQ_PACKED_PUBLISH 4
 #define VIRTQ_SPLIT_PUBLISH 8
 
+/**
+ * @internal
+ * A virtqueue. Lives in caller memory of virtq_state_size() bytes: this
+ * structure, then heads[num], then the free-list links next[num].
+ */
 struct virtq {
 	struct virtq_params params;
 	uint16_t mask;             /**< num - 1: indices are masked only at access. */
