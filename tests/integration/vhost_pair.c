@@ -702,10 +702,11 @@ wait_resources(const char *what, const unsigned int ref[POOL_MAX], int ref_fds,
 
 /*
  * Stop and remove the front end, then every mempool must come back to
- * @p ref0 (its value before the probe). Ends a scenario: returns its result.
+ * @p ref0 (its value before the probe), and the open fd count to @p ref_fds
+ * unless it is -1. Ends a scenario: returns its result.
  */
 static int
-fe_remove_check(const unsigned int ref0[POOL_MAX])
+fe_remove_check(const unsigned int ref0[POOL_MAX], int ref_fds)
 {
 	int ret = rte_eth_dev_stop(fe_port);
 
@@ -716,9 +717,10 @@ fe_remove_check(const unsigned int ref0[POOL_MAX])
 	fe_port = RTE_MAX_ETHPORTS;
 	if (ret != 0)
 		return fail("rte_dev_remove of the front end: %d", ret);
-	if (wait_resources("front end removed", ref0, -1, 5.0) != 0)
+	if (wait_resources("front end removed", ref0, ref_fds, 5.0) != 0)
 		return -1;
-	tap(true, "front end removed: every mempool back to its value before probe");
+	tap(true, "front end removed: every mempool%s back to its value before probe",
+	    ref_fds >= 0 ? " and the fd count" : "");
 	return fail_reason[0] == '\0' ? 0 : -1;
 }
 
@@ -1108,7 +1110,7 @@ scenario_segs(void)
 		    opts.expect_indirect ? total : 0, opts.expect_indirect ? "on" : "off");
 	}
 
-	return fe_remove_check(ref0);
+	return fe_remove_check(ref0, -1);
 }
 
 static int
@@ -1198,19 +1200,7 @@ scenario_cycles(void)
 		    c, c % 5 == 0 ? "reconfigure, queue setup, " : "", per_cycle);
 	}
 
-	ret = rte_eth_dev_stop(fe_port);
-	if (ret != 0)
-		return fail("final stop: %d", ret);
-	ret = rte_eal_hotplug_remove("vdev", fe_name);
-	fe_probed = false;
-	fe_port = RTE_MAX_ETHPORTS;
-	if (ret != 0)
-		return fail("rte_dev_remove of the front end: %d", ret);
-	if (wait_resources("after the front end was removed", ref0, fds0,
-			   5.0) != 0)
-		return -1;
-	tap(true, "front end removed: every mempool and the fd count back to their values before probe");
-	return 0;
+	return fe_remove_check(ref0, fds0);
 }
 
 /* Runs in the EAL interrupt thread. */
@@ -1443,7 +1433,7 @@ scenario_badring(void)
 	if (check_stats(fl, n) != 0)
 		return -1;
 
-	return fe_remove_check(ref0);
+	return fe_remove_check(ref0, -1);
 }
 
 static int
