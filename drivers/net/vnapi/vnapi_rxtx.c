@@ -352,6 +352,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 		vnapi_tx_reclaim(txq);
 	while (nb_tx < nb_pkts) {
 		struct rte_mbuf *m = tx_pkts[nb_tx];
+		uint64_t run_bytes = 0;
 		uint16_t n = 0, done, i;
 
 		/* A run of one-descriptor packets, added as one batch. */
@@ -363,6 +364,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 			vnapi_tx_zero_hdr(hdr, hdr_size);
 			sg[n].addr = (uintptr_t)hdr;
 			sg[n].len = r->data_len + hdr_size;
+			run_bytes += r->pkt_len;
 			n++;
 		}
 		if (n > 0) {
@@ -373,13 +375,16 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 							  (void *const *)&tx_pkts[nb_tx + done],
 							  n - done);
 			}
-			for (i = 0; i < done; i++)
-				bytes += tx_pkts[nb_tx + i]->pkt_len;
-			nb_tx += done;
+			bytes += run_bytes;
 			if (unlikely(done < n)) {
+				/* The ring is full: the rest of the run stays the caller's. */
+				for (i = done; i < n; i++)
+					bytes -= tx_pkts[nb_tx + i]->pkt_len;
+				nb_tx += done;
 				txq->stats.full++;
 				break;
 			}
+			nb_tx += done;
 			continue;
 		}
 
