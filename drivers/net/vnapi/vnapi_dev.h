@@ -2,14 +2,28 @@
  * Copyright(c) 2026 The vnapi authors
  */
 
-#ifndef _VNAPI_ETHDEV_H_
-#define _VNAPI_ETHDEV_H_
+#ifndef _VNAPI_DEV_H_
+#define _VNAPI_DEV_H_
 
 /**
  * @file
  * @internal
- * net_vnapi private state, shared by the ethdev glue (vnapi_ethdev.c) and the
- * datapath (vnapi_rxtx.c).
+ * net_vnapi private state: the types every driver file shares, no functions.
+ *
+ * Files, top down (each includes only the headers of files below it, and
+ * this one):
+ *   vnapi_probe.c       vdev probe/remove: devargs -> port, transport choice
+ *   vnapi_ethdev.c      ethdev ops: configure, queues, start/stop/close/reset
+ *   vnapi_stats.c       stats and xstats
+ *   vnapi_backend.c     the device: negotiation, ring start/stop, eventfds,
+ *                       through a transport's ops (vnapi_transport.h):
+ *   vnapi_transport_vhost_user.c  the vhost-user client transport
+ *   vnapi_rxtx.c        bursts and every datapath-side query
+ *   vnapi_intr.c        rx interrupts (arming, disarming, wake accounting)
+ *   vnapi_link.c        link state, LSC events, fault reports
+ *   vnapi_vhost_user.c  the vhost-user protocol (no ethdev)
+ *   vnapi_devargs.c     devargs parsing (no ethdev, no EAL)
+ *   vnapi_logs.c        log types
  *
  * Memory ownership: struct vnapi_hw (dev_private), the queues and their
  * virtqueues live in DPDK shared memory, so a secondary process can reach
@@ -27,12 +41,13 @@
 #include <rte_power_intrinsics.h>
 
 #include "virtq.h"
+#include "vnapi_devargs.h"
 #include "vnapi_vhost_user.h"
 
-#define VNAPI_MAX_QUEUE_PAIRS     16
-#define VNAPI_DEFAULT_QUEUE_SIZE  256
-#define VNAPI_MIN_QUEUE_SIZE      64
-#define VNAPI_MAX_QUEUE_SIZE      VIRTQ_MAX_NUM
+struct vnapi_transport_ops;
+
+_Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds lib/virtq's limit");
+
 #define VNAPI_MAX_VRINGS          (2 * VNAPI_MAX_QUEUE_PAIRS)
 #define VNAPI_BURST_MAX           64
 /** Default tx_free_thresh: num minus this many (at most a quarter of the ring). */
@@ -65,27 +80,6 @@ struct vnapi_net_hdr {
 	uint16_t csum_offset;
 	uint16_t num_buffers;
 } __rte_packed;
-
-/** What rx_queue_intr_enable does when work raced the arming. */
-enum vnapi_intr_rescue {
-	VNAPI_RESCUE_SIGNAL, /**< Signal the queue's own eventfd: the waiter returns at once. */
-	VNAPI_RESCUE_EAGAIN, /**< Disarm again and return -EAGAIN: the caller keeps polling. */
-};
-
-/** Devargs, parsed once at probe. The initializer holds the defaults. */
-struct vnapi_params {
-	char path[108];
-	uint16_t queues;
-	uint16_t queue_size;
-	struct rte_ether_addr mac;
-	bool mac_set;
-	bool mrg_rxbuf;
-	bool event_idx;
-	enum vnapi_intr_rescue intr_rescue;
-	bool packed_vq;
-	bool in_order;             /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
-	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
-};
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
 struct vnapi_queue_stats {
@@ -169,11 +163,15 @@ struct vnapi_hw {
 	uint16_t hdr_size;
 	bool parse_ptype;            /**< Default for new rx queues. */
 	bool started;
-	volatile bool connected;     /**< Cleared by the disconnect detector. */
+	/** The device is there and negotiated: read and written with
+	 * __atomic_*_n (the transport's watch clears it from the interrupt
+	 * thread); see vnapi_connected(). */
+	bool connected;
 };
 
-/** process_private: fds and the connection, per process. */
+/** process_private: fds, the transport and its connection, per process. */
 struct vnapi_proc {
+	const struct vnapi_transport_ops *ops; /**< The device's transport. */
 	struct vnapi_vhost_user vu;
 	int kickfd[VNAPI_MAX_VRINGS];
 	int callfd[VNAPI_MAX_VRINGS];
@@ -182,35 +180,28 @@ struct vnapi_proc {
 };
 
 static inline bool
+vnapi_connected(const struct vnapi_hw *hw)
+{
+	return __atomic_load_n(&hw->connected, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+vnapi_connected_set(struct vnapi_hw *hw, bool connected)
+{
+	__atomic_store_n(&hw->connected, connected, __ATOMIC_RELEASE);
+}
+
+static inline bool
 vnapi_has_feature(const struct vnapi_hw *hw, unsigned int bit)
 {
 	return (hw->features >> bit) & 1;
 }
 
-/* vnapi_intr.c */
-int vnapi_intr_configure(struct rte_eth_dev *dev);
-void vnapi_intr_release(struct rte_eth_dev *dev);
-int vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
-int vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
-uint32_t vnapi_rx_queue_count(void *rx_queue);
-int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);
-int vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset);
-const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev);
-int vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask);
-int vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc);
-void vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
-void vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n);
+static inline enum virtq_layout
+vnapi_layout(const struct vnapi_hw *hw)
+{
+	return vnapi_has_feature(hw, VIRTIO_F_RING_PACKED) ? VIRTQ_LAYOUT_PACKED :
+							      VIRTQ_LAYOUT_SPLIT;
+}
 
-/* vnapi_ethdev.c */
-void vnapi_queue_broken(uint16_t port_id, const char *dir, uint16_t qid, struct virtq *vq);
-
-/* vnapi_rxtx.c */
-uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
-uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
-uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
-int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
-int vnapi_rxq_refill(struct vnapi_rxq *rxq);
-void vnapi_rxq_flush(struct vnapi_rxq *rxq);
-void vnapi_txq_flush(struct vnapi_txq *txq);
-
-#endif /* _VNAPI_ETHDEV_H_ */
+#endif /* _VNAPI_DEV_H_ */
