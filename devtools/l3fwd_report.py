@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from vnapitools import perfdoc
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEST = os.path.join(TOP, 'tests', 'l3fwd', 'test_l3fwd_power.py')
 DOC = os.path.join(TOP, 'doc', 'performance.md')
@@ -55,7 +57,10 @@ def build_env(build):
     for k, v in paths.items():
         if not v or not os.path.exists(v):
             sys.exit('%s not found in %s: build with integration tests first' % (k, build))
-    env = dict(os.environ, PYTHONUNBUFFERED='1', **paths)
+    # The test imports vnapitools from devtools/, as under meson.
+    pythonpath = os.pathsep.join(p for p in (os.path.join(TOP, 'devtools'),
+                                             os.environ.get('PYTHONPATH')) if p)
+    env = dict(os.environ, PYTHONUNBUFFERED='1', PYTHONPATH=pythonpath, **paths)
     return env
 
 

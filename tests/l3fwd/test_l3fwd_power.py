@@ -36,7 +36,7 @@ packet; the 5 ms bound is applied to the round trip minus that wait ("net"), and
 trip is reported next to it (a WARNING line when raw packets exceed 5 ms). A wakeup the driver
 fails to deliver leaves l3fwd-power asleep, not runnable, so it is not subtracted.
 
-Process management (DpdkProcess, plugin copy) comes from tests/integration/harness.py.
+Process management (DpdkProcess, plugin copy) comes from devtools/vnapitools/harness.py.
 """
 
 import argparse
@@ -47,9 +47,7 @@ import shutil
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-import harness as h  # noqa: E402  (process management shared with the testpmd harness)
+from vnapitools import harness as h  # process management shared with the testpmd harness
 
 SKIP = 77
 FE_MAC = '02:00:00:00:00:0a'
