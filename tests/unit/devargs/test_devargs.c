@@ -8,7 +8,7 @@
  * rejected value fails with -EINVAL and one log line naming the key and its
  * allowed values, and README's devargs table says what the list says.
  *
- * Usage: test_devargs README.md
+ * Usage: test_devargs README.md [-l] [PATTERN...]
  */
 
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include <rte_log.h>
 
 #include "unit_check.h"
+#include "unit_tap.h"
 #include "vnapi_devargs.h"
 
 static const char *readme_path;
@@ -78,7 +79,7 @@ one_line_naming(const char *w1, const char *w2)
 }
 
 static int
-t_defaults(void)
+t_defaults(const void *arg)
 {
 	struct vnapi_params p;
 
@@ -100,7 +101,7 @@ teardown:
 }
 
 static int
-t_accepted(void)
+t_accepted(const void *arg)
 {
 	static const struct rte_ether_addr want_mac = {
 		.addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } };
@@ -187,7 +188,7 @@ static const struct {
 };
 
 static int
-t_rejected(void)
+t_rejected(const void *arg)
 {
 	struct vnapi_params p;
 	unsigned int i;
@@ -208,7 +209,7 @@ teardown:
 }
 
 static int
-t_path_too_long(void)
+t_path_too_long(const void *arg)
 {
 	char args[VNAPI_PATH_MAX + 16];
 	struct vnapi_params p;
@@ -224,7 +225,7 @@ teardown:
 }
 
 static int
-t_unknown_and_missing(void)
+t_unknown_and_missing(const void *arg)
 {
 	const struct vnapi_devarg_info *list;
 	struct vnapi_params p;
@@ -249,7 +250,7 @@ teardown:
 
 /* The registered parameter string: "key=allowed " for every devarg, in order. */
 static int
-t_param_string(void)
+t_param_string(const void *arg)
 {
 	static const char param[] = VNAPI_DEVARGS_PARAM_STRING;
 	const struct vnapi_devarg_info *list;
@@ -280,7 +281,7 @@ teardown:
  * the values column is the list's allowed text ("\|" for "|").
  */
 static int
-t_readme_table(void)
+t_readme_table(const void *arg)
 {
 	const struct vnapi_devarg_info *list;
 	char line[2048];
@@ -353,32 +354,25 @@ teardown:
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} tests[] = {
-	{ "defaults", t_defaults },
-	{ "every key accepts its allowed values", t_accepted },
-	{ "every bad value: -EINVAL, one line naming key and allowed values", t_rejected },
-	{ "path longer than sun_path", t_path_too_long },
-	{ "unknown key and missing path", t_unknown_and_missing },
-	{ "registered parameter string made from the list", t_param_string },
-	{ "README devargs table matches the list", t_readme_table },
+static const struct unit_case tests[] = {
+	{ "defaults", t_defaults, NULL },
+	{ "every key accepts its allowed values", t_accepted, NULL },
+	{ "every bad value: -EINVAL, one line naming key and allowed values", t_rejected, NULL },
+	{ "path longer than sun_path", t_path_too_long, NULL },
+	{ "unknown key and missing path", t_unknown_and_missing, NULL },
+	{ "registered parameter string made from the list", t_param_string, NULL },
+	{ "README devargs table matches the list", t_readme_table, NULL },
 };
 
 int
 main(int argc, char **argv)
 {
-	unsigned int i, failed = 0;
-
-	readme_path = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%u\n", (unsigned int)RTE_DIM(tests));
-	for (i = 0; i < RTE_DIM(tests); i++) {
-		int r = tests[i].fn();
-
-		printf("%s %u - %s\n", r == 0 ? "ok" : "not ok", i + 1, tests[i].name);
-		failed += r != 0;
+	if (argc < 2) {
+		printf("Bail out! usage: %s README.md [-l] [PATTERN...]\n", argv[0]);
+		return 2;
 	}
-	return failed ? 1 : 0;
+	readme_path = argv[1];
+	/* The runner parses what follows README.md. */
+	argv[1] = argv[0];
+	return unit_tap_main(argc - 1, argv + 1, tests, RTE_DIM(tests), NULL);
 }
