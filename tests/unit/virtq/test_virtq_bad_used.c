@@ -136,8 +136,7 @@ t_bad_used(const struct test_cfg *cfg, enum bad_kind kind, const char *reason)
 	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + 0x108));
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 static int
@@ -203,8 +202,7 @@ t_bad_used_jump_count(const struct test_cfg *cfg)
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /*
@@ -258,8 +256,7 @@ t_used_idx_bounds(const struct test_cfg *cfg)
 	CHECK(virtq_detach_unused(h.vq) == COOKIE(30));
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /* len == writable length is fine; a chain with nothing writable reports 0. */
@@ -291,8 +288,7 @@ t_used_len_bounds(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /*
@@ -355,7 +351,7 @@ t_packed_unexpected(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /*

@@ -199,8 +199,7 @@ t_io_round_trips_ind(const struct test_cfg *cfg, uint16_t indirect_max)
 	       " arms with completions waiting\n", taken, indirect, batches, pending_arms);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 static int

@@ -212,7 +212,7 @@ t_indirect_used_len(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /*
@@ -306,7 +306,7 @@ t_indirect_fallback(const struct test_cfg *cfg)
 	CHECK_EQ(h_drain(&h), 1);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /*
@@ -471,7 +471,7 @@ t_indirect_detach_restart(const struct test_cfg *cfg)
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /* Without the feature, the fake device refuses an INDIRECT descriptor. */
@@ -490,8 +490,7 @@ t_indirect_not_negotiated(const struct test_cfg *cfg)
 	CHECK(strstr(h.dev.error, "not negotiated") != NULL);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 static const struct test_case cases[] = {

@@ -58,8 +58,7 @@ t_kick_no_notify(const struct test_cfg *cfg)
 	CHECK_EQ(h_drain(&h), 5);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /*
@@ -132,7 +131,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	CHECK_EQ(h_drain(&h), 13);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /* What the driver publishes to suppress interrupts (split: used_event or
@@ -231,7 +230,7 @@ t_intr_suppression(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 2);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /* The re-arm race: a completion between enable_intr_prepare and poll. */
@@ -287,8 +286,7 @@ t_rearm_race(const struct test_cfg *cfg)
 	CHECK_EQ(h.dev.calls, 2);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /* Arming an armed queue, disarming a disarmed one: no shared-memory write. */
@@ -412,8 +410,7 @@ t_monitor_addr(const struct test_cfg *cfg)
 	CHECK(virtq_monitor_addr(h.vq, &expected, &mask, &size) == NULL);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 static const struct test_case cases[] = {

@@ -120,8 +120,7 @@ t_init_layout(const struct test_cfg *cfg)
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /* Parameter checks and sizes, independent of the configuration. */
@@ -473,8 +472,7 @@ t_wrap_ind(const struct test_cfg *cfg, uint16_t indirect_max)
 		CHECK(virtq_stats(h.vq)->indirect > added / 8);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 static int
@@ -538,7 +536,7 @@ t_add_errors(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 7);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /* add_outbufs: one device-readable descriptor per buffer, in order, len 0 back. */
@@ -751,8 +749,7 @@ t_detach_unused(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 16);
 	ret = 0;
 teardown:
-	h_teardown(&h);
-	return ret;
+	return h_end(&h, ret);
 }
 
 /* After detaching, virtq_init restarts the queue at another index. */
@@ -783,7 +780,7 @@ t_reinit_after_detach(const struct test_cfg *cfg)
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	ret = 0;
 teardown:
-	return h_end(&h, ret);
+	return h_end_clean(&h, ret);
 }
 
 /*

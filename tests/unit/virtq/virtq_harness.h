@@ -17,7 +17,7 @@
  *
  *	ret = 0;
  * teardown:
- *	return h_end_healthy(&h, ret);     (or h_end(), or h_teardown() itself)
+ *	return h_end_healthy(&h, ret);     (or h_end_clean(), h_end())
  *
  * A section lists its cases in a `struct test_case` table and exports it
  * as `const struct test_section test_section_<name>`; test_virtq.c runs
@@ -146,11 +146,13 @@ int h_round_trip(struct harness *h, uint16_t n);
 bool h_monitor_sleeps(volatile void *addr, uint64_t expected, uint64_t mask, uint8_t size);
 
 /*
- * The common end of a case: tears the harness down and returns @p ret,
- * unless ret is 0 and the device saw a driver error (h_end) or, also, the
- * queue is broken (h_end_healthy): then a diagnostic and -1.
+ * The common end of a case, after its teardown label: tears the harness
+ * down and returns @p ret. With ret 0, h_end_clean() also fails the case
+ * (a diagnostic and -1) when the device saw a driver error, and
+ * h_end_healthy() also when the queue is broken.
  */
 int h_end(struct harness *h, int ret);
+int h_end_clean(struct harness *h, int ret);
 int h_end_healthy(struct harness *h, int ret);
 
 static inline size_t
