@@ -57,7 +57,6 @@ import platform
 import re
 import shlex
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -65,6 +64,8 @@ import time
 
 from vnapitools import harness as h  # process handling, plugin copy
 from vnapitools import perfdoc
+from vnapitools.harness import telemetry
+from vnapitools.procfs import system_busy
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -139,31 +140,6 @@ def lcore_tids(pid):
         if m:
             out[int(m.group(1))] = tid
     return out
-
-
-def system_busy():
-    out = {}
-    with open('/proc/stat') as f:
-        for line in f:
-            m = re.match(r'cpu(\d+)\s+(.*)', line)
-            if m:
-                v = [int(x) for x in m.group(2).split()]
-                idle = v[3] + (v[4] if len(v) > 4 else 0)
-                out[int(m.group(1))] = (sum(v[:8]) - idle, sum(v[:8]))
-    return out
-
-
-def telemetry(prefix, cmd):
-    path = '/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(5)
-    try:
-        s.connect(path)
-        s.recv(16384)
-        s.send(cmd.encode())
-        return json.loads(s.recv(1 << 20).decode())
-    finally:
-        s.close()
 
 
 class Snap:

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Readers of /proc: per-process and per-thread CPU time, thread names, the CPU model.
+"""Readers of /proc: per-process and per-thread CPU time, thread names, per-CPU busy time, the
+CPU model.
 
 Python 3 standard library only.
 """
 
 import os
+import re
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
 
@@ -55,3 +57,17 @@ def cpu_model():
     except OSError:
         pass
     return 'unknown'
+
+
+def system_busy():
+    """{cpu: (busy jiffies, total jiffies)} from /proc/stat (idle and iowait are not busy)."""
+    out = {}
+    with open('/proc/stat') as f:
+        for line in f:
+            m = re.match(r'cpu(\d+)\s+(.*)', line)
+            if not m:
+                continue
+            v = [int(x) for x in m.group(2).split()]
+            idle = v[3] + (v[4] if len(v) > 4 else 0)
+            out[int(m.group(1))] = (sum(v[:8]) - idle, sum(v[:8]))
+    return out
