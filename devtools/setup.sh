@@ -7,18 +7,22 @@
 # tree, and make sure hugetlbfs is mounted. Idempotent: a second run does
 # nothing but checks.
 #
-# Usage: devtools/setup.sh [--sdk-dir DIR] [--hugepages N]
+# Usage: devtools/setup.sh [--sdk-dir DIR] [--hugepages N] [--dpdk SERIES]...
+#   --dpdk 24.11|25.11: also build that DPDK into the cache
+#   (devtools/dpdk-versions.sh; reused when present).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 sdk_dir=${VNAPI_SDK_DIR:-$top/build-sdk}
 want_pages=${VNAPI_HUGEPAGES:-512}
+dpdk_series=()
 
 while [ $# -gt 0 ]; do
     case "$1" in
     --sdk-dir) sdk_dir=$2; shift 2 ;;
     --hugepages) want_pages=$2; shift 2 ;;
-    *) echo "setup.sh: unknown option '$1' (allowed: --sdk-dir DIR, --hugepages N)" >&2; exit 2 ;;
+    --dpdk) [ "$2" = 22.11 ] || dpdk_series+=("$2"); shift 2 ;;
+    *) echo "setup.sh: unknown option '$1' (allowed: --sdk-dir DIR, --hugepages N, --dpdk SERIES)" >&2; exit 2 ;;
     esac
 done
 
@@ -47,24 +51,33 @@ stamp=$sdk_dir/.version
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
     log "driver-SDK headers for dpdk $ver present in $sdk_dir"
 else
-    if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null &&
-       ! grep -rqs '^deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null; then
-        log "adding a deb-src entry (/etc/apt/sources.list.d/vnapi-src.sources)"
+    # Only a source entry for this machine's own suites serves this version.
+    if ! apt-get source --print-uris -q "dpdk=$ver" >/dev/null 2>&1; then
+        log "adding deb-src entries (/etc/apt/sources.list.d/vnapi-src.sources)"
+        # The same archives and suites as this machine's own Debian entries,
+        # as source entries; without deb822 entries, this release's codename.
         src=/etc/apt/sources.list.d/debian.sources
-        uris=$(awk '/^URIs:/ {print $2; exit}' "$src" 2>/dev/null || true)
-        cat > /etc/apt/sources.list.d/vnapi-src.sources <<SRC
+        . /etc/os-release
+        if [ -r "$src" ] && grep -q '^Suites:' "$src"; then
+            awk 'BEGIN { RS = ""; ORS = "\n\n" }
+                 /Types:[^\n]*deb/ && /URIs:[^\n]*debian/ {
+                     sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$src" \
+                > /etc/apt/sources.list.d/vnapi-src.sources
+        else
+            cat > /etc/apt/sources.list.d/vnapi-src.sources <<SRC
 Types: deb-src
-URIs: ${uris:-http://deb.debian.org/debian}
-Suites: bookworm bookworm-updates
+URIs: http://deb.debian.org/debian
+Suites: ${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release} ${VERSION_CODENAME}-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb-src
 URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
+Suites: ${VERSION_CODENAME}-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+        fi
         apt-get update -q
     fi
     dl=$(mktemp -d)
@@ -96,5 +109,8 @@ total_pages=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/
 if [ "$free_pages" -lt "$want_pages" ]; then
     echo $((total_pages + want_pages - free_pages)) > /proc/sys/vm/nr_hugepages || true
     log "2 MB hugepages: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages) free"
+fi
+if [ ${#dpdk_series[@]} -gt 0 ]; then
+    "$top/devtools/dpdk-versions.sh" "${dpdk_series[@]}"
 fi
 log "done"
