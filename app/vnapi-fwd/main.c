@@ -44,6 +44,7 @@
 #include <rte_mempool.h>
 
 #include "napi.h"
+#include "vnapi_compat.h"
 
 #define FWD_MAX_ENTRIES 64
 #define FWD_MAX_LCORES  16
@@ -621,7 +622,7 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void *
+static uint32_t
 fwd_stats_thread(void *arg)
 {
 	uint64_t t0 = mono_ns(), last = t0, next = t0;
@@ -640,7 +641,7 @@ fwd_stats_thread(void *arg)
 		fwd_stats_print((double)(now - last) / 1e9, (double)(now - t0) / 1e9);
 		last = now;
 	}
-	return NULL;
+	return 0;
 }
 
 /* ---- main --------------------------------------------------------------------- */
@@ -695,7 +696,7 @@ main(int argc, char **argv)
 	struct rte_mempool *pool = NULL;
 	struct fwd_lcore *main_lc = NULL;
 	struct sigaction sa;
-	pthread_t stats_tid;
+	vnapi_ctrl_thread_t stats_tid;
 	bool stats_started = false;
 	unsigned int i;
 	int ret, code = 0;
@@ -729,12 +730,12 @@ main(int argc, char **argv)
 		sigaction(fwd_signals[i], &sa, NULL);
 
 	if (opts.stats_s > 0) {
-		ret = rte_ctrl_thread_create(&stats_tid, "vnapi-fwd-stats", NULL,
-					     fwd_stats_thread, NULL);
+		ret = vnapi_ctrl_thread_create(&stats_tid, "vnapi-fwd-stats",
+					       fwd_stats_thread, NULL);
 		if (ret == 0)
 			stats_started = true;
 		else
-			fprintf(stderr, "stats thread: %s\n", rte_strerror(ret));
+			fprintf(stderr, "stats thread: %s\n", rte_strerror(abs(ret)));
 	}
 
 	for (i = 0; i < fwd_nb_lcores; i++) {
@@ -769,7 +770,7 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	fwd_quit = 1;
 	if (stats_started)
-		pthread_join(stats_tid, NULL);
+		vnapi_ctrl_thread_join(stats_tid);
 	for (i = 0; i < fwd_nb_lcores; i++)
 		if (fwd_lcores[i].ret != 0)
 			code = 1;

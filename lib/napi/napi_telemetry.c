@@ -18,6 +18,7 @@
 
 #include "napi.h"
 #include "napi_private.h"
+#include "vnapi_compat.h"
 
 /* A {name, offsetof} table per stats struct: the dictionaries follow it. */
 struct napi_tel_field {
@@ -78,8 +79,8 @@ napi_tel_fill(struct rte_tel_data *d, const void *s, const struct napi_tel_field
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		rte_tel_data_add_dict_u64(d, f[i].name,
-					  *(const uint64_t *)((const char *)s + f[i].off));
+		vnapi_tel_dict_add_u64(d, f[i].name,
+				       *(const uint64_t *)((const char *)s + f[i].off));
 }
 
 static int

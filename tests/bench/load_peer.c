@@ -76,6 +76,8 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "vnapi_compat.h"
+
 #define LP_PASS     0
 #define LP_FAIL     1
 #define LP_USAGE    2
@@ -102,14 +104,14 @@
 #define LP_IP_DST RTE_IPV4(1, 1, 1, 1)
 #define LP_TTL    64
 
-struct lp_payload {
+struct __rte_packed_begin lp_payload {
 	uint32_t magic;
 	uint16_t run_id;
 	uint8_t phase;
 	uint8_t hop;
 	uint32_t seq;
 	uint64_t tsc;
-} __rte_packed;
+} __rte_packed_end;
 
 struct lp_hdr {
 	struct rte_ether_hdr eth;

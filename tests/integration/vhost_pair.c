@@ -56,6 +56,8 @@
 #include <rte_eth_vhost.h>
 #include <rte_vhost.h>
 
+#include "vnapi_compat.h"
+
 #define PAIR_RUN_DIR        "/run/vnapi-test"
 #define PAIR_BE_NAME        "net_vhost0"
 #define PAIR_BURST          32
@@ -84,13 +86,13 @@ enum pair_dir {
 };
 
 /* The start of every payload; host byte order (both ends are this process). */
-struct pair_payload {
+struct __rte_packed_begin pair_payload {
 	uint32_t magic;
 	uint32_t seq;
 	uint16_t len;
 	uint8_t queue;
 	uint8_t dir;
-} __rte_packed;
+} __rte_packed_end;
 
 /* One direction on one queue pair: a sender queue and a receiver queue. */
 struct pair_flow {
@@ -877,6 +879,24 @@ port_remove(const char *name, uint16_t *port, bool *probed)
 
 /* ---------------------------------------------------------------- stats */
 
+/*
+ * A per-queue packet counter, by xstat name ("rx_q0_good_packets"): both
+ * vnapi and net_vhost name them so on every DPDK, where struct rte_eth_stats
+ * has per-queue arrays only up to 25.07. UINT64_MAX when there is none.
+ */
+static uint64_t
+queue_packets(uint16_t port, const char *dir, unsigned int q)
+{
+	char name[RTE_ETH_XSTATS_NAME_SIZE];
+	uint64_t id, v;
+
+	snprintf(name, sizeof(name), "%s_q%u_good_packets", dir, q);
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 ||
+	    rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
 static int
 check_stats(const struct pair_flow *fl, unsigned int n)
 {
@@ -928,12 +948,15 @@ check_stats(const struct pair_flow *fl, unsigned int n)
 	    bs.ierrors == 0,
 	    "no errors (front end ierrors %" PRIu64 " oerrors %" PRIu64 " rx_nombuf %" PRIu64 ", back end ierrors %" PRIu64 ")",
 	    fs.ierrors, fs.oerrors, fs.rx_nombuf, bs.ierrors);
-	for (q = 0; q < opts.queues && q < RTE_ETHDEV_QUEUE_STAT_CNTRS; q++) {
-		ok = fs.q_opackets[q] == fq_o[q] && bs.q_ipackets[q] == fq_o[q] &&
-		     bs.q_opackets[q] == fq_i[q] && fs.q_ipackets[q] == fq_i[q];
-		tap(ok, "queue %u: fe q_opackets %" PRIu64 " be q_ipackets %" PRIu64 " (sent %" PRIu64 "), be q_opackets %" PRIu64 " fe q_ipackets %" PRIu64 " (sent %" PRIu64 ")",
-		    q, fs.q_opackets[q], bs.q_ipackets[q], fq_o[q],
-		    bs.q_opackets[q], fs.q_ipackets[q], fq_i[q]);
+	for (q = 0; q < opts.queues; q++) {
+		uint64_t fe_qo = queue_packets(fe_port, "tx", q);
+		uint64_t be_qi = queue_packets(be_port, "rx", q);
+		uint64_t be_qo = queue_packets(be_port, "tx", q);
+		uint64_t fe_qi = queue_packets(fe_port, "rx", q);
+
+		ok = fe_qo == fq_o[q] && be_qi == fq_o[q] && be_qo == fq_i[q] && fe_qi == fq_i[q];
+		tap(ok, "queue %u: fe tx_q%u_good_packets %" PRIu64 " be rx_q%u_good_packets %" PRIu64 " (sent %" PRIu64 "), be tx_q%u_good_packets %" PRIu64 " fe rx_q%u_good_packets %" PRIu64 " (sent %" PRIu64 ")",
+		    q, q, fe_qo, q, be_qi, fq_o[q], q, be_qo, q, fe_qi, fq_i[q]);
 	}
 	return fail_reason[0] == '\0' ? 0 : -1;
 }

@@ -74,6 +74,8 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "vnapi_compat.h"
+
 #define PEER_EXIT_PASS        0
 #define PEER_EXIT_FAIL        1
 #define PEER_EXIT_USAGE       2
@@ -128,7 +130,7 @@ enum peer_phase {
 	PEER_PHASE_MAX,
 };
 
-struct peer_payload {
+struct __rte_packed_begin peer_payload {
 	uint32_t magic;
 	uint32_t run_id;
 	uint32_t seq;
@@ -136,7 +138,7 @@ struct peer_payload {
 	uint8_t reserved[3];
 	uint64_t t_ns;
 	uint8_t pattern[PEER_PATTERN];
-} __rte_packed;
+} __rte_packed_end;
 
 struct peer_frame {
 	struct rte_ether_hdr eth;

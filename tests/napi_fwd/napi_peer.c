@@ -47,6 +47,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "vnapi_compat.h"
+
 #define PEER_PASS     0
 #define PEER_FAIL     1
 #define PEER_USAGE    2
@@ -62,14 +64,14 @@
 #define PEER_PATTERN   32
 #define PEER_MAX_N     (1u << 22)
 
-struct peer_payload {
+struct __rte_packed_begin peer_payload {
 	uint32_t magic;
 	uint32_t run_id;
 	uint32_t seq;          /* 0: warm-up/check, 1..N traffic */
 	uint32_t pad;
 	uint64_t t_ns;
 	uint8_t pattern[PEER_PATTERN];
-} __rte_packed;
+} __rte_packed_end;
 
 struct peer_frame {
 	struct rte_ether_hdr eth;

@@ -64,6 +64,8 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "vnapi_compat.h"
+
 #define RACE_RUN_DIR        "/run/vnapi-test"
 #define RACE_BE_NAME        "net_vhost0"
 #define RACE_BURST          32
@@ -87,11 +89,11 @@ enum race_outcome {
 	RACE_NO_INTR,   /**< the front end cannot arm at all */
 };
 
-struct race_payload {
+struct __rte_packed_begin race_payload {
 	uint32_t magic;
 	uint32_t seq;
 	uint8_t dir;
-} __rte_packed;
+} __rte_packed_end;
 
 #define RACE_PL_OFF   (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
 		       sizeof(struct rte_udp_hdr))
