@@ -177,9 +177,11 @@ build_one() {
     log "$series: $origin"
     tar -xf "$(ls "$dir"/dl/dpdk_*.tar.* | grep -v debian | head -n 1)" -C "$dir/src" --strip-components=1
     # platform=generic: the ISA baseline Debian's packages use, not this CPU's.
+    # Debian's python3 (with python3-pyelftools) before any pyenv/venv one.
+    local PATH=/usr/bin:$PATH
     nice -n 10 meson setup "$dir/build" "$dir/src" \
         --prefix="$prefix" --libdir=lib -Dbuildtype=release -Ddefault_library=shared \
-        -Dplatform=generic -Dtests=false -Denable_docs=false -Denable_kmods=false \
+        -Dplatform=generic -Dtests=false -Denable_docs=false \
         -Denable_driver_sdk=true -Denable_drivers="$drivers" -Denable_libs="$libs" \
         -Denable_apps="$apps" -Dexamples="$examples" >"$dir/meson-setup.log" 2>&1 ||
         { tail -n 30 "$dir/meson-setup.log" >&2; die "meson setup failed ($dir/meson-setup.log)"; }

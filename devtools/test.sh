@@ -6,14 +6,40 @@
 # integration), then the unit suite again in an ASan+UBSan build. Ends with
 # "N passed, N failed" over every meson test of both builds.
 #
-# Usage: devtools/test.sh [meson test options, e.g. --suite unit]
+# Usage: devtools/test.sh [--dpdk SERIES] [meson test options, e.g. --suite unit]
+#   --dpdk 24.11|25.11: against that DPDK, built minimal into the cache
+#   (/var/cache/vnapi, devtools/dpdk-versions.sh; reused when present), in
+#   build-dpdk<SERIES>/ and build-asan-dpdk<SERIES>/. Without it (or with
+#   22.11): the system's DPDK, in build/ and build-asan/.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=${VNAPI_BUILD:-$top/build}
-asan=${VNAPI_BUILD_ASAN:-$top/build-asan}
+series=
+if [ "${1:-}" = "--dpdk" ]; then
+    series=$2
+    shift 2
+fi
+[ "$series" = 22.11 ] && series=
+if [ -n "$series" ]; then
+    build=${VNAPI_BUILD:-$top/build-dpdk$series}
+    asan=${VNAPI_BUILD_ASAN:-$top/build-asan-dpdk$series}
+else
+    build=${VNAPI_BUILD:-$top/build}
+    asan=${VNAPI_BUILD_ASAN:-$top/build-asan}
+fi
 
 "$top/devtools/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+if [ -n "$series" ]; then
+    prefix=$("$top/devtools/dpdk-versions.sh" --print-prefix "$series") ||
+        { echo "0 passed, 1 failed"; exit 1; }
+    # Everything from that DPDK: pkg-config for the builds, its apps
+    # (dpdk-testpmd, dpdk-proc-info, dpdk-dumpcap) for the tests, its
+    # libraries at run time; its EAL loads its own pmds-<ABI> directory.
+    export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+    export PATH=$prefix/bin:$PATH
+    export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "test.sh: DPDK $(pkg-config --modversion libdpdk) from $prefix"
+fi
 
 status=0
 "$top/devtools/build.sh" "$build" || { echo "0 passed, 1 failed"; exit 1; }
