@@ -52,8 +52,9 @@ def ar_members(data, path):
         if not thin:
             yield data[body_pos:body_pos + size]
             continue
-        if name.startswith('/'):
-            off = int(name[1:])
+        long_name = re.match(r'/([0-9]+)', name)
+        if long_name:
+            off = int(long_name.group(1))
             name = names[off:names.index(b'/\n', off)].decode()
         else:
             name = name.rstrip('/')

@@ -41,6 +41,7 @@
 #include <rte_power_intrinsics.h>
 
 #include "virtq.h"
+#include "vnapi_compat.h"
 #include "vnapi_devargs.h"
 #include "vnapi_vhost_user.h"
 
@@ -71,7 +72,7 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 #define VIRTIO_STATUS_FEATURES_OK 8
 
 /** The virtio-net header (VERSION_1 / MRG_RXBUF layout: 12 bytes). */
-struct vnapi_net_hdr {
+struct __rte_packed_begin vnapi_net_hdr {
 	uint8_t flags;
 	uint8_t gso_type;
 	uint16_t hdr_len;
@@ -79,7 +80,7 @@ struct vnapi_net_hdr {
 	uint16_t csum_start;
 	uint16_t csum_offset;
 	uint16_t num_buffers;
-} __rte_packed;
+} __rte_packed_end;
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
 struct vnapi_queue_stats {

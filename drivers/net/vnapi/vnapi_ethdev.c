@@ -393,6 +393,10 @@ vnapi_dev_accept(struct rte_eth_dev *dev __rte_unused)
 	return 0; /* promiscuous and allmulticast: the back end filters nothing */
 }
 
+/* The two ops whose type differs between DPDK releases (vnapi_compat.h). */
+VNAPI_STATS_GET_OP(vnapi_stats_get_op, vnapi_dev_stats_get)
+VNAPI_PTYPES_GET_OP(vnapi_ptypes_get_op, vnapi_dev_supported_ptypes_get)
+
 const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_configure = vnapi_dev_configure,
 	.dev_start = vnapi_dev_start,
@@ -407,7 +411,7 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.allmulticast_disable = vnapi_dev_accept,
 	.mac_addr_set = vnapi_dev_mac_addr_set,
 	.mtu_set = vnapi_dev_mtu_set,
-	.stats_get = vnapi_dev_stats_get,
+	.stats_get = vnapi_stats_get_op,
 	.stats_reset = vnapi_dev_stats_reset,
 	.xstats_get = vnapi_dev_xstats_get,
 	.xstats_get_names = vnapi_dev_xstats_get_names,
@@ -419,7 +423,7 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.tx_done_cleanup = vnapi_tx_done_cleanup,
 	.rx_queue_intr_enable = vnapi_dev_rx_queue_intr_enable,
 	.rx_queue_intr_disable = vnapi_dev_rx_queue_intr_disable,
-	.dev_supported_ptypes_get = vnapi_dev_supported_ptypes_get,
+	.dev_supported_ptypes_get = vnapi_ptypes_get_op,
 	.dev_ptypes_set = vnapi_dev_ptypes_set,
 	.get_monitor_addr = vnapi_get_monitor_addr,
 };

@@ -545,11 +545,14 @@ static const uint32_t vnapi_ptypes[] = {
 };
 
 const uint32_t *
-vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev)
+vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev, size_t *no_of_elements)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 
-	return hw->parse_ptype ? vnapi_ptypes : NULL;
+	if (!hw->parse_ptype)
+		return NULL;
+	*no_of_elements = RTE_DIM(vnapi_ptypes);
+	return vnapi_ptypes;
 }
 
 /* Any mask turns software parsing on; RTE_PTYPE_UNKNOWN (0) turns it off. */

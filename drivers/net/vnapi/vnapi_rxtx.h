@@ -40,7 +40,7 @@ void vnapi_txq_flush(struct vnapi_txq *txq);
 uint32_t vnapi_rx_queue_count(void *rx_queue);
 int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);
 int vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset);
-const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev);
+const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev, size_t *no_of_elements);
 int vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask);
 int vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc);
 

@@ -15,7 +15,7 @@
 #include "vnapi_stats.h"
 
 int
-vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st, vnapi_eth_qstats *qs)
 {
 	uint16_t q;
 
@@ -27,10 +27,10 @@ vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		st->ipackets += rxq->stats.packets;
 		st->ibytes += rxq->stats.bytes;
 		st->ierrors += rxq->stats.errors;
-		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			st->q_ipackets[q] = rxq->stats.packets;
-			st->q_ibytes[q] = rxq->stats.bytes;
-			st->q_errors[q] = rxq->stats.errors;
+		if (qs != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qs->q_ipackets[q] = rxq->stats.packets;
+			qs->q_ibytes[q] = rxq->stats.bytes;
+			qs->q_errors[q] = rxq->stats.errors;
 		}
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
@@ -41,9 +41,9 @@ vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		st->opackets += txq->stats.packets;
 		st->obytes += txq->stats.bytes;
 		st->oerrors += txq->stats.errors;
-		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			st->q_opackets[q] = txq->stats.packets;
-			st->q_obytes[q] = txq->stats.bytes;
+		if (qs != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qs->q_opackets[q] = txq->stats.packets;
+			qs->q_obytes[q] = txq->stats.bytes;
 		}
 	}
 	st->rx_nombuf = dev->data->rx_mbuf_alloc_failed;

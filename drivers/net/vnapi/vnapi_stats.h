@@ -14,7 +14,9 @@
 
 #include <ethdev_driver.h>
 
-int vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
+#include "vnapi_compat.h"
+
+int vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st, vnapi_eth_qstats *qs);
 int vnapi_dev_stats_reset(struct rte_eth_dev *dev);
 int vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int limit);
 int vnapi_dev_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
