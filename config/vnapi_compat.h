@@ -168,4 +168,15 @@ typedef struct rte_eth_stats vnapi_eth_qstats;
 	}
 #endif
 
+/*
+ * rx_queue_count: 25.11 changed the callback's return type from uint32_t to
+ * int (so that it can return a negative errno). The count never exceeds a
+ * ring size, so either type holds it.
+ */
+#if VNAPI_DPDK_AT_LEAST(25, 11)
+typedef int vnapi_rxq_count_t;
+#else
+typedef uint32_t vnapi_rxq_count_t;
+#endif
+
 #endif /* VNAPI_COMPAT_H */

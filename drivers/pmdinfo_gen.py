@@ -9,7 +9,7 @@ build makes them for in-tree drivers; Debian ships no generator, so this is
 vnapi's own. It reads what the driver registered, from the compiled objects
 (a static library or object files), never a second copy of it:
 
-  RTE_PMD_REGISTER_VDEV(nm, drv)        -> char array this_pmd_name<N> = "nm"
+  RTE_PMD_REGISTER_VDEV(nm, drv)        -> char array this_pmd_name<N or nm> = "nm"
   RTE_PMD_REGISTER_PARAM_STRING(nm, s)  -> char array __nm_param_string_export = s
 
 and writes a C file with one such string per driver found.
@@ -25,7 +25,7 @@ import sys
 
 from elftools.elf.elffile import ELFFile
 
-NAME_RE = re.compile(r'^this_pmd_name[0-9]+$')
+NAME_RE = re.compile(r'^this_pmd_name\w+$')  # <counter> up to 25.07, <name> since
 PARAM_SUFFIX = '_param_string_export'
 
 

@@ -494,7 +494,7 @@ vnapi_txq_flush(struct vnapi_txq *txq)
 
 /* ------------------------------------------------ datapath-side queries */
 
-uint32_t
+vnapi_rxq_count_t
 vnapi_rx_queue_count(void *rx_queue)
 {
 	struct vnapi_rxq *rxq = rx_queue;

@@ -37,7 +37,7 @@ int vnapi_rxq_refill(struct vnapi_rxq *rxq);
 void vnapi_rxq_flush(struct vnapi_rxq *rxq);
 void vnapi_txq_flush(struct vnapi_txq *txq);
 
-uint32_t vnapi_rx_queue_count(void *rx_queue);
+vnapi_rxq_count_t vnapi_rx_queue_count(void *rx_queue);
 int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);
 int vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset);
 const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev, size_t *no_of_elements);

@@ -17,6 +17,7 @@
 
 #include <rte_common.h>
 
+#include "vnapi_compat.h"
 #include "vnapi_logs.h"
 #include "vnapi_vhost_user.h"
 
@@ -30,50 +31,50 @@
 #define VHOST_USER_VRING_IDX_MASK   0xffu
 #define VHOST_USER_VRING_NOFD       (1u << 8)
 
-struct vnapi_vhost_user_hdr {
+struct __rte_packed_begin vnapi_vhost_user_hdr {
 	uint32_t request;
 	uint32_t flags;
 	uint32_t size;   /**< Payload bytes that follow. */
-} __rte_packed;
+} __rte_packed_end;
 
-struct vnapi_vhost_user_vring_state {
+struct __rte_packed_begin vnapi_vhost_user_vring_state {
 	uint32_t index;
 	uint32_t num;
-} __rte_packed;
+} __rte_packed_end;
 
-struct vnapi_vhost_user_vring_addr {
+struct __rte_packed_begin vnapi_vhost_user_vring_addr {
 	uint32_t index;
 	uint32_t flags;
 	uint64_t desc;
 	uint64_t used;
 	uint64_t avail;
 	uint64_t log;
-} __rte_packed;
+} __rte_packed_end;
 
-struct vnapi_vhost_user_mem_region {
+struct __rte_packed_begin vnapi_vhost_user_mem_region {
 	uint64_t guest_phys_addr;
 	uint64_t memory_size;
 	uint64_t userspace_addr;
 	uint64_t mmap_offset;
-} __rte_packed;
+} __rte_packed_end;
 
-struct vnapi_vhost_user_memory {
+struct __rte_packed_begin vnapi_vhost_user_memory {
 	uint32_t nregions;
 	uint32_t padding;
 	struct vnapi_vhost_user_mem_region regions[VHOST_USER_MAX_MEM_REGIONS];
-} __rte_packed;
+} __rte_packed_end;
 
-union vnapi_vhost_user_payload {
+union __rte_packed_begin vnapi_vhost_user_payload {
 	uint64_t u64;
 	struct vnapi_vhost_user_vring_state state;
 	struct vnapi_vhost_user_vring_addr addr;
 	struct vnapi_vhost_user_memory memory;
-} __rte_packed;
+} __rte_packed_end;
 
-struct vnapi_vhost_user_msg {
+struct __rte_packed_begin vnapi_vhost_user_msg {
 	struct vnapi_vhost_user_hdr hdr;
 	union vnapi_vhost_user_payload payload;
-} __rte_packed;
+} __rte_packed_end;
 
 #define VNAPI_VU_HDR_SIZE     sizeof(struct vnapi_vhost_user_hdr)
 #define VNAPI_VU_PAYLOAD_MAX  sizeof(union vnapi_vhost_user_payload)
@@ -91,7 +92,7 @@ enum vnapi_vhost_user_reply {
 	VNAPI_VU_REPLY_MEM,   /* not used by any request yet: rejected */
 };
 
-struct vnapi_vhost_user_req_info {
+struct __rte_packed_begin vnapi_vhost_user_req_info {
 	const char *name;     /* NULL: not a request we send */
 	enum vnapi_vhost_user_reply reply;
 };

@@ -29,7 +29,10 @@ def tap(ok, msg):
 
 def main():
     tool, plugin, lister = sys.argv[1:4]
-    res = subprocess.run([tool, plugin], capture_output=True, text=True, timeout=60)
+    # Under this (pyelftools-carrying) python: the tool's own shebang may
+    # find another python3 first (pyenv, venv).
+    res = subprocess.run([sys.executable, tool, plugin], capture_output=True, text=True,
+                         timeout=60)
     tap(res.returncode == 0, '%s %s exits 0 (got %d: %s)' % (tool, plugin, res.returncode,
                                                            res.stderr.strip()[-200:]))
     try:
