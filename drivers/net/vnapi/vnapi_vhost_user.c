@@ -434,6 +434,9 @@ vnapi_vhost_user_xfer(struct vnapi_vhost_user *vu, struct vnapi_vhost_user_msg *
 		VNAPI_VHOST_USER_REPLY_TIMEOUT_MS;
 	deadline = vnapi_vhost_user_now_ms() + timeout_ms;
 
+	/* The message trace: --log-level=pmd.net.vnapi.init:debug */
+	VNAPI_INIT_LOG(DEBUG, "vhost-user %s: send %s flags 0x%" PRIx32 " size %" PRIu32 " fds %u",
+		       vu->path, info->name, msg->hdr.flags, msg->hdr.size, nfds);
 	ret = vnapi_vhost_user_send(vu->sock, msg, fds, nfds, deadline);
 	if (ret < 0) {
 		VNAPI_INIT_LOG(ERR, "%s: sending to the vhost-user back end at %s failed: %s",
@@ -470,6 +473,8 @@ vnapi_vhost_user_xfer(struct vnapi_vhost_user *vu, struct vnapi_vhost_user_msg *
 		goto drop;
 	}
 
+	VNAPI_INIT_LOG(DEBUG, "vhost-user %s: reply to %s flags 0x%" PRIx32 " size %" PRIu32 " value 0x%" PRIx64,
+		       vu->path, info->name, reply.hdr.flags, reply.hdr.size, v);
 	if (info->reply == VNAPI_VU_REPLY_NONE && v != 0) {
 		VNAPI_INIT_LOG(ERR, "%s: the vhost-user back end at %s rejected it (ack %" PRIu64 ")",
 			       info->name, vu->path, v);

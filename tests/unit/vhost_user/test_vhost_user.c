@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_log.h>
+
 #include "vnapi_vhost_user.h"
 #include "unit_check.h"
 #include "unit_tap.h"
@@ -730,6 +732,62 @@ teardown:
 	return rc;
 }
 
+/*
+ * The message trace: nothing at the default level; at debug level on
+ * pmd.net.vnapi.init, one line per request sent and one per reply, naming
+ * the request.
+ */
+static int
+test_debug_trace(const void *arg)
+{
+	struct fb_config cfg = { .features = 1 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	char *quiet = NULL, *trace = NULL;
+	size_t quiet_len = 0, trace_len = 0;
+	FILE *quiet_f = NULL, *trace_f = NULL;
+	uint64_t v;
+	int rc = -1, type;
+
+	(void)arg;
+	type = rte_log_register("pmd.net.vnapi.init");   /* the driver's: returns its id */
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK(type >= 0);
+	quiet_f = open_memstream(&quiet, &quiet_len);
+	CHECK(quiet_f != NULL);
+	rte_openlog_stream(quiet_f);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	rte_openlog_stream(NULL);
+	fclose(quiet_f);
+	quiet_f = NULL;
+	CHECK_EQ(quiet_len, 0);
+
+	CHECK_EQ(rte_log_set_level_pattern("pmd.net.vnapi.init", RTE_LOG_DEBUG), 0);
+	trace_f = open_memstream(&trace, &trace_len);
+	CHECK(trace_f != NULL);
+	rte_openlog_stream(trace_f);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	rte_openlog_stream(NULL);
+	fclose(trace_f);
+	trace_f = NULL;
+	CHECK(strstr(trace, ": send GET_FEATURES flags 0x1 size 0 fds 0\n") != NULL);
+	CHECK(strstr(trace, ": reply to GET_FEATURES flags 0x5 size 8 value 0x1\n") != NULL);
+	rc = 0;
+teardown:
+	rte_openlog_stream(NULL);
+	rte_log_set_level_pattern("pmd.net.vnapi.init", RTE_LOG_NOTICE);
+	if (quiet_f != NULL)
+		fclose(quiet_f);
+	if (trace_f != NULL)
+		fclose(trace_f);
+	free(quiet);
+	free(trace);
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
 static int
 test_not_connected(const void *arg)
 {
@@ -909,6 +967,7 @@ static const struct unit_case fixed_cases[] = {
 	{ "peer_gone: live, then back end closes", test_peer_gone, NULL },
 	{ "send after disconnect: -EPIPE, no SIGPIPE", test_send_after_disconnect, NULL },
 	{ "disconnect after a no-reply request", test_disconnect_no_reply, NULL },
+	{ "debug trace: one line per request and reply", test_debug_trace, NULL },
 	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
 	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
 	{ "connect: refused, bounded retry", test_connect_refused, NULL },
