@@ -42,6 +42,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_pdump.h>
 
 #include "napi.h"
 #include "vnapi_compat.h"
@@ -712,6 +713,10 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
+	/* Serve dpdk-dumpcap / dpdk-pdump (secondary processes) on our ports. */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "pdump init failed: %s (no packet capture)\n",
+			rte_strerror(rte_errno));
 	if (parse_args(argc, argv, &opts) != 0) {
 		usage("vnapi-fwd");
 		rte_eal_cleanup();
@@ -787,6 +792,7 @@ out:
 		rte_eth_dev_close(fwd_ports[i]);
 	}
 	rte_mempool_free(pool);
+	rte_pdump_uninit();
 	rte_eal_cleanup();
 	return code;
 }

@@ -337,8 +337,12 @@ vnapi_dev_close(struct rte_eth_dev *dev)
 	struct vnapi_proc *proc = dev->process_private;
 	uint16_t q;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		/* Only this process's own state: the device is the primary's. */
+		rte_free(proc);
+		dev->process_private = NULL;
 		return 0;
+	}
 	vnapi_dev_stop(dev);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		vnapi_dev_rx_queue_release(dev, q);
@@ -426,4 +430,111 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_supported_ptypes_get = vnapi_ptypes_get_op,
 	.dev_ptypes_set = vnapi_dev_ptypes_set,
 	.get_monitor_addr = vnapi_get_monitor_addr,
+};
+
+/*
+ * A secondary process (dpdk-proc-info, dpdk-dumpcap) attaches to the
+ * primary's port: it reads what lives in shared memory (device info, link,
+ * stats, xstats, packet types) and may reset the counters. The device, its
+ * queues and its eventfds belong to the primary: everything that would
+ * change them fails here with a message saying so.
+ */
+static int
+vnapi_secondary_refuse(struct rte_eth_dev *dev, const char *what)
+{
+	VNAPI_INIT_LOG(ERR, "%s: %s: only the primary process may do this (this is a secondary process attached to the primary's port)",
+		       dev->data->name, what);
+	return -E_RTE_SECONDARY;
+}
+
+static int
+vnapi_secondary_configure(struct rte_eth_dev *dev)
+{
+	return vnapi_secondary_refuse(dev, "configure");
+}
+
+static int
+vnapi_secondary_start(struct rte_eth_dev *dev)
+{
+	return vnapi_secondary_refuse(dev, "start");
+}
+
+static int
+vnapi_secondary_stop(struct rte_eth_dev *dev)
+{
+	return vnapi_secondary_refuse(dev, "stop");
+}
+
+static int
+vnapi_secondary_reset(struct rte_eth_dev *dev)
+{
+	return vnapi_secondary_refuse(dev, "reset");
+}
+
+static int
+vnapi_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "MTU set");
+}
+
+static int
+vnapi_secondary_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "MAC address set");
+}
+
+static int
+vnapi_secondary_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid __rte_unused,
+			       uint16_t nb_desc __rte_unused, unsigned int socket __rte_unused,
+			       const struct rte_eth_rxconf *conf __rte_unused,
+			       struct rte_mempool *mp __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "rx queue setup");
+}
+
+static int
+vnapi_secondary_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid __rte_unused,
+			       uint16_t nb_desc __rte_unused, unsigned int socket __rte_unused,
+			       const struct rte_eth_txconf *conf __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "tx queue setup");
+}
+
+static int
+vnapi_secondary_intr(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "rx interrupt enable/disable (the eventfds are the primary's)");
+}
+
+static int
+vnapi_secondary_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask __rte_unused)
+{
+	return vnapi_secondary_refuse(dev, "packet type set");
+}
+
+const struct eth_dev_ops vnapi_eth_dev_ops_secondary = {
+	.dev_configure = vnapi_secondary_configure,
+	.dev_start = vnapi_secondary_start,
+	.dev_stop = vnapi_secondary_stop,
+	.dev_close = vnapi_dev_close,
+	.dev_reset = vnapi_secondary_reset,
+	.dev_infos_get = vnapi_dev_infos_get,
+	.link_update = vnapi_dev_link_update,
+	.promiscuous_enable = vnapi_dev_accept,
+	.promiscuous_disable = vnapi_dev_accept,
+	.allmulticast_enable = vnapi_dev_accept,
+	.allmulticast_disable = vnapi_dev_accept,
+	.mac_addr_set = vnapi_secondary_mac_addr_set,
+	.mtu_set = vnapi_secondary_mtu_set,
+	.stats_get = vnapi_stats_get_op,
+	.stats_reset = vnapi_dev_stats_reset,
+	.xstats_get = vnapi_dev_xstats_get,
+	.xstats_get_names = vnapi_dev_xstats_get_names,
+	.xstats_reset = vnapi_dev_stats_reset,
+	.rx_queue_setup = vnapi_secondary_rx_queue_setup,
+	.tx_queue_setup = vnapi_secondary_tx_queue_setup,
+	.rx_queue_intr_enable = vnapi_secondary_intr,
+	.rx_queue_intr_disable = vnapi_secondary_intr,
+	.dev_supported_ptypes_get = vnapi_ptypes_get_op,
+	.dev_ptypes_set = vnapi_secondary_ptypes_set,
 };

@@ -14,8 +14,11 @@
 #include <ethdev_driver.h>
 
 extern const struct eth_dev_ops vnapi_eth_dev_ops;
+/** A secondary process's: reads, and clear refusals of the rest. */
+extern const struct eth_dev_ops vnapi_eth_dev_ops_secondary;
 
-/** Stop, release the queues and let go of the device (primary only). */
+/** Stop, release the queues and let go of the device; in a secondary,
+ * free only that process's state. */
 int vnapi_dev_close(struct rte_eth_dev *dev);
 
 #endif /* _VNAPI_ETHDEV_H_ */

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -28,6 +29,69 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_transport.h"
 
+/* The per-process state, with no fds yet. */
+static struct vnapi_proc *
+vnapi_proc_alloc(void)
+{
+	struct vnapi_proc *proc;
+	unsigned int i;
+
+	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc), RTE_CACHE_LINE_SIZE,
+				  rte_socket_id());
+	if (proc == NULL)
+		return NULL;
+	proc->ops = &vnapi_transport_vhost_user;
+	proc->vu.sock = -1;
+	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
+		proc->kickfd[i] = -1;
+		proc->callfd[i] = -1;
+	}
+	return proc;
+}
+
+/* Per process: the ops table, the datapath-side queries, the bursts. */
+static void
+vnapi_set_process_ops(struct rte_eth_dev *dev, bool primary)
+{
+	dev->dev_ops = primary ? &vnapi_eth_dev_ops : &vnapi_eth_dev_ops_secondary;
+	dev->rx_queue_count = vnapi_rx_queue_count;
+	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
+	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+}
+
+/*
+ * A secondary process attaches to the port the primary made (same name,
+ * shared dev->data and queues); it has its own process_private, without the
+ * primary's socket and eventfds.
+ */
+static int
+vnapi_probe_secondary(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *dev;
+	struct vnapi_proc *proc;
+
+	dev = rte_eth_dev_attach_secondary(name);
+	if (dev == NULL) {
+		VNAPI_INIT_LOG(ERR, "%s: the primary process has no such port: a secondary process attaches to the primary's ports, it cannot create one",
+			       name);
+		return -ENODEV;
+	}
+	proc = vnapi_proc_alloc();
+	if (proc == NULL) {
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	dev->process_private = proc;
+	dev->device = &vdev->device;
+	vnapi_set_process_ops(dev, false);
+	vnapi_rxtx_select(dev);
+	rte_eth_dev_probing_finish(dev);
+	VNAPI_INIT_LOG(INFO, "%s: port %u attached in a secondary process", name,
+		       dev->data->port_id);
+	return 0;
+}
+
 static int
 vnapi_probe(struct rte_vdev_device *vdev)
 {
@@ -36,13 +100,10 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	struct rte_eth_dev *dev;
 	struct vnapi_proc *proc;
 	struct vnapi_hw *hw;
-	unsigned int i;
 	int ret;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		VNAPI_INIT_LOG(ERR, "%s: secondary processes are not supported yet", name);
-		return -ENOTSUP;
-	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return vnapi_probe_secondary(vdev);
 	ret = vnapi_devargs_parse(name, rte_vdev_device_args(vdev), &params);
 	if (ret != 0)
 		return ret;
@@ -53,17 +114,10 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc), RTE_CACHE_LINE_SIZE,
-				  rte_socket_id());
+	proc = vnapi_proc_alloc();
 	if (proc == NULL) {
 		ret = -ENOMEM;
 		goto err_release;
-	}
-	proc->ops = &vnapi_transport_vhost_user;
-	proc->vu.sock = -1;
-	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
-		proc->kickfd[i] = -1;
-		proc->callfd[i] = -1;
 	}
 	dev->process_private = proc;
 
@@ -83,10 +137,7 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	else
 		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
 
-	dev->dev_ops = &vnapi_eth_dev_ops;
-	dev->rx_queue_count = vnapi_rx_queue_count;
-	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
-	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+	vnapi_set_process_ops(dev, true);
 	hw->parse_ptype = true;
 	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	dev->data->promiscuous = 1;

@@ -103,6 +103,18 @@ vnapi_rxtx_select(struct rte_eth_dev *dev)
 	struct vnapi_hw *hw = dev->data->dev_private;
 	const char *ring = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED ? "packed" : "split";
 
+	/*
+	 * A secondary process has no kick eventfds (they are the primary's)
+	 * and the queues have one user, the primary: no datapath here.
+	 * Capture (dpdk-dumpcap) runs in the primary's bursts through pdump.
+	 */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+		dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+		VNAPI_INIT_LOG(INFO, "%s: secondary process: rx/tx bursts return 0 (the queues are the primary's)",
+			       dev->data->name);
+		return;
+	}
 	if (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) {
 		dev->rx_pkt_burst = vnapi_recv_pkts_mrg;
 		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers", dev->data->name,
