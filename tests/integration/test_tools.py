@@ -13,10 +13,12 @@ order than dumpcap's), so it is not the primary here. The primary uses
 
 Cases (argv[1]):
   proc_info   dpdk-proc-info -- --stats --xstats --show-port: exit 0, port 0
-              is net_vnapi0 with traffic, vnapi's per-queue xstats listed
+              is net_vnapi0 with traffic; -- --xstats (proc-info shows only
+              the first of the two): vnapi's per-queue xstats
   dumpcap_list  dpdk-dumpcap -D lists net_vnapi0
-  dumpcap     dpdk-dumpcap -i net_vnapi0 -c 200: exactly 200 packets in the
-              pcapng file, each an Ethernet/IPv4/UDP frame of flowgen's
+  dumpcap     dpdk-dumpcap -i net_vnapi0 -c 200: 200 to 231 packets in the
+              pcapng file (it writes whole bursts), each an IPv4/UDP frame of
+              flowgen's
   secondary   vnapi_secondary (a secondary of our own): reads work, what
               belongs to the primary fails with -E_RTE_SECONDARY
 
@@ -52,7 +54,7 @@ def check(cond, msg):
 def run_tool(argv, timeout=TOOL_TIMEOUT_S, env=None):
     print('  $ %s' % ' '.join(argv), flush=True)
     res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
-    print('\n'.join('  | ' + ln for ln in (res.stdout + res.stderr).splitlines()[-60:]))
+    print('\n'.join('  | ' + ln for ln in (res.stdout + res.stderr).splitlines()[-80:]))
     return res
 
 
@@ -100,19 +102,27 @@ def eal_secondary_args(prefix, plugin):
 
 def case_proc_info(plugin, prefix, fwd_bin):
     time.sleep(1.0)  # traffic time before the snapshot, not a wait for an event
-    res = run_tool(['dpdk-proc-info'] + eal_secondary_args(prefix, plugin)[2:] +
+    res = run_tool(['dpdk-proc-info', '--no-pci'] + eal_secondary_args(prefix, plugin)[2:] +
                    ['--', '--stats', '--xstats', '--show-port'])
     out = res.stdout
     check(res.returncode == 0, 'dpdk-proc-info exits 0 (got %d)' % res.returncode)
-    m = re.search(r'NIC statistics for port 0\s*#+(.*?)#####', out, re.S)
+    m = re.search(r'NIC statistics for port 0\s*#+\n(.*?)\n\s*#####', out, re.S)
     check(m is not None, 'NIC statistics for port 0 printed')
-    kv = dict((k, int(v)) for k, v in re.findall(r'(\w[\w-]*):\s+(\d+)', m.group(1)))
+    # The port totals come first; "Stats reg N" lines (per queue) follow.
+    kv = {}
+    for k, v in re.findall(r'(\w[\w-]*):\s+(\d+)', m.group(1)):
+        kv.setdefault(k, int(v))
     check(kv.get('RX-packets', 0) > 0 and kv.get('TX-packets', 0) > 0,
           'port 0 counted traffic (RX-packets %s, TX-packets %s)'
           % (kv.get('RX-packets'), kv.get('TX-packets')))
+    # proc-info shows --stats or --xstats, the first given: xstats on their own.
+    xres = run_tool(['dpdk-proc-info', '--no-pci'] + eal_secondary_args(prefix, plugin)[2:] +
+                    ['--', '--xstats'])
+    check(xres.returncode == 0, 'dpdk-proc-info -- --xstats exits 0 (got %d)' % xres.returncode)
     for name in ('rx_q0_good_packets', 'tx_q0_good_packets', 'rx_q0_kicks'):
-        check(re.search(r'^\s*%s:\s+\d+' % name, out, re.M) is not None,
-              'xstat %s listed' % name)
+        m = re.search(r'^\s*%s:\s+(\d+)' % name, xres.stdout, re.M)
+        check(m is not None and (name == 'rx_q0_kicks' or int(m.group(1)) > 0),
+              'xstat %s listed%s' % (name, '' if name == 'rx_q0_kicks' else ', > 0'))
     check(re.search(r'net_vnapi0', out) is not None and
           re.search(r'driver name.*net_vnapi|Driver.*net_vnapi', out, re.I) is not None,
           '--show-port names net_vnapi0 and its driver net_vnapi')
@@ -141,7 +151,10 @@ def case_dumpcap(plugin, prefix, fwd_bin):
         check(res.returncode == 0, 'dpdk-dumpcap -i net_vnapi0 exits 0 (got %d)'
               % res.returncode)
         pkts = pcapng_packets(out)
-        check(len(pkts) == CAPTURE_COUNT, '%d packets in the capture (expected %d)'
+        # dumpcap writes whole bursts (up to 32) and stops at the one that
+        # reaches the count.
+        check(CAPTURE_COUNT <= len(pkts) < CAPTURE_COUNT + 32,
+              '%d packets in the capture (-c %d: at least that, less than one burst more)'
               % (len(pkts), CAPTURE_COUNT))
         udp = [p for p in pkts if len(p) >= 34 and p[12:14] == b'\x08\x00' and p[23] == 17]
         check(len(udp) == len(pkts), 'every captured frame is IPv4/UDP (%d of %d)'
