@@ -74,13 +74,15 @@ def object_files(path):
 
 
 def symbol_strings(elf):
-    """{symbol: string} for the data objects that hold C strings."""
+    """{symbol: string} for the registration's C strings (other data objects,
+    e.g. a sanitizer's, are not text)."""
     out = {}
     symtab = elf.get_section_by_name('.symtab')
     if symtab is None:
         return out
     for sym in symtab.iter_symbols():
-        if sym['st_info']['type'] != 'STT_OBJECT':
+        if sym['st_info']['type'] != 'STT_OBJECT' or not (
+                NAME_RE.match(sym.name) or sym.name.endswith(PARAM_SUFFIX)):
             continue
         shndx = sym['st_shndx']
         if not isinstance(shndx, int):
