@@ -64,7 +64,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -75,6 +74,10 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_udp.h>
+
+#include "peer_frame.h"
+#include "peer_port.h"
+#include "peer_util.h"
 
 #define LP_PASS     0
 #define LP_FAIL     1
@@ -191,15 +194,6 @@ expired(void)
 	return quit || rte_rdtsc() > deadline_tsc;
 }
 
-static void
-sleep_us(uint64_t us)
-{
-	struct timespec ts = { .tv_sec = (time_t)(us / 1000000),
-			       .tv_nsec = (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static double
 tsc_us(uint64_t cyc)
 {
@@ -212,23 +206,19 @@ static void
 tmpl_init(void)
 {
 	struct lp_hdr *h = (struct lp_hdr *)tmpl;
+	/* l3fwd-power and vnapi-fwd do not filter on the destination MAC. */
+	struct peer_udp u = {
+		.src = macs[0],
+		.dst = { .addr_bytes = { 2, 0, 0, 0, 0, 0x0a } },
+		.ip_src = LP_IP_SRC,
+		.ip_dst = LP_IP_DST,
+		.port_src = 1024,
+		.port_dst = 2048,
+		.ttl = LP_TTL,
+	};
 
 	memset(tmpl, 0, sizeof(tmpl));
-	/* l3fwd-power and vnapi-fwd do not filter on the destination MAC. */
-	h->eth.dst_addr = (struct rte_ether_addr){ .addr_bytes = { 2, 0, 0, 0, 0, 0x0a } };
-	rte_ether_addr_copy(&macs[0], &h->eth.src_addr);
-	h->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	h->ip.version_ihl = RTE_IPV4_VHL_DEF;
-	h->ip.total_length = rte_cpu_to_be_16((uint16_t)(o.size - sizeof(h->eth)));
-	h->ip.time_to_live = LP_TTL;
-	h->ip.next_proto_id = IPPROTO_UDP;
-	h->ip.src_addr = rte_cpu_to_be_32(LP_IP_SRC);
-	h->ip.dst_addr = rte_cpu_to_be_32(LP_IP_DST);
-	h->ip.hdr_checksum = rte_ipv4_cksum(&h->ip);
-	h->udp.src_port = rte_cpu_to_be_16(1024);
-	h->udp.dst_port = rte_cpu_to_be_16(2048);
-	h->udp.dgram_len = rte_cpu_to_be_16((uint16_t)(o.size - sizeof(h->eth) -
-						       sizeof(h->ip)));
+	peer_udp_fill(tmpl, o.size, &u);
 	h->pl.magic = LP_MAGIC;
 	h->pl.run_id = run_id;
 }
@@ -371,8 +361,7 @@ tx_all(uint16_t pi, struct rte_mbuf **m, uint16_t n)
 static int
 ports_setup(void)
 {
-	struct rte_eth_conf conf;
-	uint16_t pid, q;
+	uint16_t pid;
 	unsigned int nb_mbufs;
 
 	nb_ports = 0;
@@ -395,23 +384,17 @@ ports_setup(void)
 		return LP_SETUP;
 	}
 	for (pid = 0; pid < nb_ports; pid++) {
-		memset(&conf, 0, sizeof(conf));
-		/* net_vhost creates its socket here. */
-		if (rte_eth_dev_configure(ports[pid], o.queues, o.queues, &conf) != 0) {
-			fprintf(stderr, "port %u: configure with %u queues failed\n", ports[pid],
+		const struct peer_port_conf c = {
+			.nb_queues = o.queues,
+			.nb_desc = LP_RING,
+			.quiet = true,
+			.rx_pool = pool,
+		};
+
+		/* net_vhost creates its socket at configure. */
+		if (peer_port_start(ports[pid], "load_peer", &c) != 0) {
+			fprintf(stderr, "port %u: setup with %u queues failed\n", ports[pid],
 				o.queues);
-			return LP_SETUP;
-		}
-		for (q = 0; q < o.queues; q++)
-			if (rte_eth_rx_queue_setup(ports[pid], q, LP_RING, rte_socket_id(), NULL,
-						   pool) != 0 ||
-			    rte_eth_tx_queue_setup(ports[pid], q, LP_RING, rte_socket_id(),
-						   NULL) != 0) {
-				fprintf(stderr, "port %u: queue %u setup failed\n", ports[pid], q);
-				return LP_SETUP;
-			}
-		if (rte_eth_dev_start(ports[pid]) != 0) {
-			fprintf(stderr, "port %u: start failed\n", ports[pid]);
 			return LP_SETUP;
 		}
 		rte_eth_macaddr_get(ports[pid], &macs[pid]);
@@ -423,20 +406,13 @@ ports_setup(void)
 static int
 links_wait(void)
 {
-	uint64_t end = rte_rdtsc() + (uint64_t)(o.link_s * (double)hz);
-	struct rte_eth_link link;
+	double end = peer_now_s() + o.link_s;
 	uint16_t pi;
 
 	for (pi = 0; pi < nb_ports; pi++) {
-		for (;;) {
-			if (rte_eth_link_get_nowait(ports[pi], &link) == 0 &&
-			    link.link_status == RTE_ETH_LINK_UP)
-				break;
-			if (quit || rte_rdtsc() > end) {
-				printf("# port %u: no link within %.0f s\n", ports[pi], o.link_s);
-				return LP_LINK;
-			}
-			sleep_us(10000);
+		if (peer_link_wait(ports[pi], true, end - peer_now_s(), &quit, NULL, NULL) != 0) {
+			printf("# port %u: no link within %.0f s\n", ports[pi], o.link_s);
+			return LP_LINK;
 		}
 	}
 	printf("LINK up\n");
@@ -617,14 +593,6 @@ rr_reply(uint16_t pi, uint32_t seq)
 }
 
 static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
 run_rr(void)
 {
 	uint64_t *lat = malloc(sizeof(*lat) * LP_RR_MAX);
@@ -680,12 +648,12 @@ run_rr(void)
 	printf("RR stop secs=%.3f\n", secs);
 	fflush(stdout);
 	rx_for_ms(o.drain_ms);
-	qsort(lat, n, sizeof(*lat), cmp_u64);
+	peer_sort_u64(lat, n);
 	printf("RR result secs=%.3f transactions=%" PRIu64 " tps=%.1f timeouts=%" PRIu64
 	       " late=%" PRIu64 " p50_us=%.2f p90_us=%.2f p99_us=%.2f max_us=%.1f mean_us=%.2f\n",
 	       secs, n, (double)n / secs, timeouts, rr_late,
-	       n ? tsc_us(lat[n / 2]) : 0.0, n ? tsc_us(lat[(uint64_t)(n * 0.9)]) : 0.0,
-	       n ? tsc_us(lat[RTE_MIN(n - 1, (uint64_t)(n * 0.99))]) : 0.0,
+	       tsc_us(peer_percentile_u64(lat, n, 50)), tsc_us(peer_percentile_u64(lat, n, 90)),
+	       tsc_us(peer_percentile_u64(lat, n, 99)),
 	       n ? tsc_us(lat[n - 1]) : 0.0, n ? tsc_us(sum) / (double)n : 0.0);
 	fflush(stdout);
 	free(lat);
@@ -764,46 +732,40 @@ parse(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	uint32_t v;
+	int c, bad;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		unsigned long v = 0;
-		char *end = NULL;
-
-		if (optarg != NULL && c != 'p') {
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-		}
+		bad = 0;
 		switch (c) {
 		case 's':
-			if (*end != '\0' || v < LP_MIN_SIZE || v > LP_MAX_SIZE)
-				return -1;
+			bad = peer_parse_u32(optarg, LP_MIN_SIZE, LP_MAX_SIZE, &v);
 			o.size = (uint16_t)v;
 			break;
 		case 'q':
-			if (*end != '\0' || v < 1 || v > LP_MAX_QUEUES)
-				return -1;
+			bad = peer_parse_u32(optarg, 1, LP_MAX_QUEUES, &v);
 			o.queues = (uint16_t)v;
 			break;
 		case 'p':
-			if (parse_phase(optarg) != 0) {
-				fprintf(stderr, "bad --phase '%s' (RATE:SECONDS, RATE a number or max)\n",
-					optarg);
-				return -1;
-			}
+			bad = parse_phase(optarg);
 			break;
-		case 'r': o.rr_s = strtod(optarg, NULL); break;
-		case 'T': o.rr_timeout_ms = (uint32_t)v; break;
+		case 'r': bad = peer_parse_double(optarg, 0.001, 36000.0, &o.rr_s); break;
+		case 'T': bad = peer_parse_u32(optarg, 1, 600000, &o.rr_timeout_ms); break;
 		case 'y': o.yield = true; break;
-		case 'g': o.gap_ms = (uint32_t)v; break;
-		case 'd': o.drain_ms = (uint32_t)v; break;
-		case 'S': o.settle_ms = (uint32_t)v; break;
-		case 'm': o.sample_ms = (uint32_t)RTE_MAX(v, 10ul); break;
-		case 'w': o.warmup_s = strtod(optarg, NULL); break;
-		case 'l': o.link_s = strtod(optarg, NULL); break;
-		case 't': o.timeout_s = strtod(optarg, NULL); break;
-		case 'L': o.linger_s = strtod(optarg, NULL); break;
+		case 'g': bad = peer_parse_u32(optarg, 0, 600000, &o.gap_ms); break;
+		case 'd': bad = peer_parse_u32(optarg, 0, 600000, &o.drain_ms); break;
+		case 'S': bad = peer_parse_u32(optarg, 0, 600000, &o.settle_ms); break;
+		case 'm': bad = peer_parse_u32(optarg, 10, 600000, &o.sample_ms); break;
+		case 'w': bad = peer_parse_double(optarg, 0.001, 3600.0, &o.warmup_s); break;
+		case 'l': bad = peer_parse_double(optarg, 0.0, 3600.0, &o.link_s); break;
+		case 't': bad = peer_parse_double(optarg, 0.001, 36000.0, &o.timeout_s); break;
+		case 'L': bad = peer_parse_double(optarg, 0.0, 36000.0, &o.linger_s); break;
 		default: return -1;
+		}
+		if (bad) {
+			fprintf(stderr, "bad option value '%s'%s\n", optarg,
+				c == 'p' ? " (--phase RATE:SECONDS, RATE a number or max)" : "");
+			return -1;
 		}
 	}
 	if (optind < argc) {
@@ -814,8 +776,6 @@ parse(int argc, char **argv)
 		fprintf(stderr, "need --phase ... or --rr S (not both)\n");
 		return -1;
 	}
-	if (o.rr_timeout_ms == 0)
-		return -1;
 	return 0;
 }
 
@@ -870,13 +830,15 @@ main(int argc, char **argv)
 		fflush(stdout);
 		deadline_tsc = end;
 		while (!quit && rte_rdtsc() < end) {
-			sleep_us(1000);
+			peer_sleep_us(1000);
 			rx_all();
 		}
 	}
 	for (i = 0; i < nb_ports; i++) {
-		rte_eth_dev_stop(ports[i]);
-		rte_eth_dev_close(ports[i]);
+		char name[RTE_ETH_NAME_MAX_LEN];
+		bool probed = rte_eth_dev_get_name_by_port(ports[i], name) == 0;
+
+		peer_port_remove(name, &ports[i], &probed);
 	}
 	rte_eal_cleanup();
 	return ret;
