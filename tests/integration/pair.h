@@ -53,9 +53,9 @@ struct pair_opts {
 	const char *frontend;
 	const char *name;
 	const char *log_level;
-	unsigned int queues;
-	unsigned int packets;
-	unsigned int cycles;
+	uint32_t queues;
+	uint32_t packets;
+	uint32_t cycles;
 	double timeout;
 	const char *bad[PAIR_MAX_BAD];
 	unsigned int nb_bad;
@@ -115,6 +115,19 @@ int pair_wait_link(uint16_t port, const char *who, bool up, double timeout);
  * @p ref0 and the fd count to @p ref_fds (unless negative); the result.
  */
 int pair_fe_remove_check(const unsigned int ref0[PEER_POOLS_MAX], int ref_fds);
+
+/* What the ports must have counted: [0] front end -> back end, [1] back to front. */
+struct pair_counts {
+	uint64_t pkts[2][PAIR_MAX_QUEUES];
+	uint64_t bytes[2];
+};
+
+/*
+ * The ethdev counters of both ports (reset before the traffic) against
+ * @p c: packets per queue and in total, bytes each way, no errors. TAP
+ * checks; 0 or -1.
+ */
+int pair_check_stats(const struct pair_counts *c);
 
 /* The race scenario (pair_race.c). */
 int pair_scenario_race(void);

@@ -33,7 +33,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -55,6 +54,7 @@
 #include <rte_vhost.h>
 
 #include "peer_frame.h"
+#include "peer_opt.h"
 #include "peer_port.h"
 #include "peer_tap.h"
 #include "peer_util.h"
@@ -508,29 +508,22 @@ pair_fe_probe(void)
 
 /* ---------------------------------------------------------------- stats */
 
-static int
-check_stats(const struct pair_flow *fl, unsigned int n)
+int
+pair_check_stats(const struct pair_counts *c)
 {
 	struct rte_eth_stats fs, bs;
-	uint64_t fe_o = 0, fe_i = 0, be_o = 0, be_i = 0;
-	uint64_t fe_ob = 0, fe_ib = 0;
-	uint64_t fq_o[PAIR_MAX_QUEUES] = { 0 }, fq_i[PAIR_MAX_QUEUES] = { 0 };
-	unsigned int i, q;
+	uint64_t fe_o = 0, fe_i = 0, be_o, be_i;
+	const uint64_t fe_ob = c->bytes[0], fe_ib = c->bytes[1];
+	const uint64_t *fq_o = c->pkts[0], *fq_i = c->pkts[1];
+	unsigned int q;
 	bool ok = true;
 
 	if (rte_eth_stats_get(pair.fe_port, &fs) != 0 ||
 	    rte_eth_stats_get(pair.be_port, &bs) != 0)
 		return peer_fail("rte_eth_stats_get failed");
-	for (i = 0; i < n; i++) {
-		if (fl[i].dir == PAIR_FE_TO_BE) {
-			fe_o += fl[i].received;
-			fe_ob += fl[i].bytes_rcvd;
-			fq_o[fl[i].queue] += fl[i].received;
-		} else {
-			fe_i += fl[i].received;
-			fe_ib += fl[i].bytes_rcvd;
-			fq_i[fl[i].queue] += fl[i].received;
-		}
+	for (q = 0; q < PAIR_MAX_QUEUES; q++) {
+		fe_o += fq_o[q];
+		fe_i += fq_i[q];
 	}
 	be_i = fe_o;
 	be_o = fe_i;
@@ -567,6 +560,22 @@ check_stats(const struct pair_flow *fl, unsigned int n)
 		    bs.q_opackets[q], fs.q_ipackets[q], fq_i[q]);
 	}
 	return !peer_failed() ? 0 : -1;
+}
+
+/* The counters must agree with what flows @p fl (all complete) delivered. */
+static int
+check_stats(const struct pair_flow *fl, unsigned int n)
+{
+	struct pair_counts c;
+	unsigned int i, d;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < n; i++) {
+		d = fl[i].dir == PAIR_FE_TO_BE ? 0 : 1;
+		c.pkts[d][fl[i].queue] += fl[i].received;
+		c.bytes[d] += fl[i].bytes_rcvd;
+	}
+	return pair_check_stats(&c);
 }
 
 static void
@@ -1082,21 +1091,6 @@ static const struct {
 
 /* ------------------------------------------------------------------ main */
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr,
-		"usage: %s --scenario count|sizes|mq|cycles|linkdown|baddevargs|badring|segs|race\n"
-		"          --frontend DEVARGS --name TESTNAME [--queues N]\n"
-		"          [--packets N] [--cycles N] [--timeout S] [--bad DEVARGS]...\n"
-		"          [--log-level LEVEL] [--eal ARG]... [--allow-tx-after-linkdown]\n"
-		"          [--expect-features MASK] [--expect-no-features MASK]\n"
-		"          [--allow-sigpipe] [--sizes N,N,...] [--expect-indirect 0|1]\n"
-		"          race: [--rounds N] [--expect-lost N|any] [--timeout-ms MS] [--restarts N]\n"
-		"DEVARGS may contain {sock} and {queues}. race: --expect-lost N fails the run\n"
-		"when more than N wakeups are lost (default 0); 'any' only reports them.\n", prog);
-}
-
 /*
  * A driver that writes to its vhost-user socket after the peer went away
  * without MSG_NOSIGNAL raises SIGPIPE, which kills an application that
@@ -1111,106 +1105,114 @@ on_sigpipe(int sig)
 
 /* --sizes: frame lengths for the sizes scenario (debugging a failure). */
 static int
-parse_sizes(const char *arg)
+opt_sizes(const char *arg, void *dst)
 {
+	struct pair_opts *o = dst;
 	char buf[256], *tok, *save = NULL;
 	uint32_t v;
 
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
 		return -1;
-	pair_opts.nb_sizes = 0;
+	o->nb_sizes = 0;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		if (pair_opts.nb_sizes == RTE_DIM(pair_opts.sizes) ||
+		if (o->nb_sizes == RTE_DIM(o->sizes) ||
 		    peer_parse_u32(tok, PAIR_MIN_FRAME, PAIR_JUMBO_MTU, &v) != 0)
 			return -1;
-		pair_opts.sizes[pair_opts.nb_sizes++] = (uint16_t)v;
+		o->sizes[o->nb_sizes++] = (uint16_t)v;
 	}
-	return pair_opts.nb_sizes != 0 ? 0 : -1;
+	return o->nb_sizes != 0 ? 0 : -1;
 }
 
 static int
-parse_args(int argc, char **argv)
+opt_bad(const char *arg, void *dst)
 {
-	static const struct option lo[] = {
-		{ "scenario", required_argument, NULL, 's' },
-		{ "frontend", required_argument, NULL, 'f' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "queues", required_argument, NULL, 'q' },
-		{ "packets", required_argument, NULL, 'p' },
-		{ "cycles", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ "log-level", required_argument, NULL, 'l' },
-		{ "eal", required_argument, NULL, 'e' },
-		{ "allow-tx-after-linkdown", no_argument, NULL, 'a' },
-		{ "allow-sigpipe", no_argument, NULL, 'P' },
-		{ "sizes", required_argument, NULL, 'S' },
-		{ "expect-features", required_argument, NULL, 'F' },
-		{ "expect-no-features", required_argument, NULL, 'N' },
-		{ "expect-indirect", required_argument, NULL, 'I' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "expect-lost", required_argument, NULL, 'x' },
-		{ "timeout-ms", required_argument, NULL, 'T' },
-		{ "restarts", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c, bad;
+	struct pair_opts *o = dst;
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		bad = 0;
-		switch (c) {
-		case 's': pair_opts.scenario = optarg; break;
-		case 'f': pair_opts.frontend = optarg; break;
-		case 'n': pair_opts.name = optarg; break;
-		case 'q': bad = peer_parse_u32(optarg, 1, PAIR_MAX_QUEUES, &pair_opts.queues); break;
-		case 'p': bad = peer_parse_u32(optarg, 0, 100000000, &pair_opts.packets); break;
-		case 'c': bad = peer_parse_u32(optarg, 0, 100000, &pair_opts.cycles); break;
-		case 't': bad = peer_parse_double(optarg, 0.001, 36000.0, &pair_opts.timeout); break;
-		case 'l': pair_opts.log_level = optarg; break;
-		case 'a': pair_opts.tx_after_linkdown = true; break;
-		case 'P': pair_opts.sigpipe_ok = true; break;
-		case 'F': bad = peer_parse_u64(optarg, 0, UINT64_MAX, &pair_opts.features_on); break;
-		case 'N': bad = peer_parse_u64(optarg, 0, UINT64_MAX, &pair_opts.features_off); break;
-		case 'S': bad = parse_sizes(optarg); break;
-		case 'I':
-			bad = strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0;
-			pair_opts.expect_indirect = optarg[0] - '0';
-			break;
-		case 'b':
-			bad = pair_opts.nb_bad == PAIR_MAX_BAD;
-			if (!bad)
-				pair_opts.bad[pair_opts.nb_bad++] = optarg;
-			break;
-		case 'e':
-			bad = pair_opts.nb_eal_extra == PAIR_MAX_EAL_EXTRA;
-			if (!bad)
-				pair_opts.eal_extra[pair_opts.nb_eal_extra++] = optarg;
-			break;
-		case 'r': bad = peer_parse_u32(optarg, 1, 10000000, &pair_opts.rounds); break;
-		case 'x':
-			if (strcmp(optarg, "any") == 0) {
-				pair_opts.expect_lost = PAIR_EXPECT_ANY;
-			} else {
-				bad = peer_parse_u64(optarg, 0, LONG_MAX, &v);
-				pair_opts.expect_lost = (long)v;
-			}
-			break;
-		case 'T': bad = peer_parse_u32(optarg, 0, 60000, &pair_opts.timeout_ms); break;
-		case 'R': bad = peer_parse_u32(optarg, 0, 1000, &pair_opts.restarts); break;
-		default:
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bad option value '%s'\n", optarg);
-			return -1;
-		}
-	}
-	if (optind != argc || pair_opts.scenario == NULL ||
-	    pair_opts.frontend == NULL || pair_opts.name == NULL)
+	if (o->nb_bad == PAIR_MAX_BAD)
 		return -1;
+	o->bad[o->nb_bad++] = arg;
 	return 0;
+}
+
+static int
+opt_eal(const char *arg, void *dst)
+{
+	struct pair_opts *o = dst;
+
+	if (o->nb_eal_extra == PAIR_MAX_EAL_EXTRA)
+		return -1;
+	o->eal_extra[o->nb_eal_extra++] = arg;
+	return 0;
+}
+
+static int
+opt_expect_lost(const char *arg, void *dst)
+{
+	long *out = dst;
+	uint64_t v;
+
+	if (strcmp(arg, "any") == 0) {
+		*out = PAIR_EXPECT_ANY;
+		return 0;
+	}
+	if (peer_parse_u64(arg, 0, LONG_MAX, &v) != 0)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
+static const char *const pair_zero_one[] = { "0", "1", NULL };
+
+static const struct peer_opt pair_opt_table[] = {
+	{ .name = "scenario", .type = PEER_OPT_STR, .dst = &pair_opts.scenario, .arg = "NAME",
+	  .help = "count|sizes|mq|cycles|linkdown|baddevargs|badring|segs|race" },
+	{ .name = "frontend", .type = PEER_OPT_STR, .dst = &pair_opts.frontend, .arg = "DEVARGS",
+	  .help = "the front end; {sock} and {queues} are replaced" },
+	{ .name = "name", .type = PEER_OPT_STR, .dst = &pair_opts.name, .arg = "TESTNAME",
+	  .help = "names the socket and the EAL file prefix" },
+	{ .name = "queues", .type = PEER_OPT_U32, .dst = &pair_opts.queues, .min = 1,
+	  .max = PAIR_MAX_QUEUES, .arg = "N", .help = "queue pairs (default 1)" },
+	{ .name = "packets", .type = PEER_OPT_U32, .dst = &pair_opts.packets, .max = 100000000,
+	  .arg = "N", .help = "packets per flow (default: the scenario's)" },
+	{ .name = "cycles", .type = PEER_OPT_U32, .dst = &pair_opts.cycles, .max = 100000,
+	  .arg = "N", .help = "cycles: stop/start cycles (default 20)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &pair_opts.timeout, .dmin = 0.001,
+	  .dmax = 36000, .arg = "S", .help = "traffic deadline (default 60)" },
+	{ .name = "bad", .type = PEER_OPT_FN, .dst = &pair_opts, .fn = opt_bad, .arg = "DEVARGS",
+	  .help = "baddevargs: devargs the probe must refuse (repeatable)" },
+	{ .name = "log-level", .type = PEER_OPT_STR, .dst = &pair_opts.log_level, .arg = "L",
+	  .help = "EAL --log-level (default *:warning)" },
+	{ .name = "eal", .type = PEER_OPT_FN, .dst = &pair_opts, .fn = opt_eal, .arg = "ARG",
+	  .help = "one more EAL argument (repeatable)" },
+	{ .name = "allow-tx-after-linkdown", .type = PEER_OPT_FLAG,
+	  .dst = &pair_opts.tx_after_linkdown,
+	  .help = "linkdown: tx may fill the ring after link down" },
+	{ .name = "allow-sigpipe", .type = PEER_OPT_FLAG, .dst = &pair_opts.sigpipe_ok,
+	  .help = "a SIGPIPE of the front end is no failure" },
+	{ .name = "sizes", .type = PEER_OPT_FN, .dst = &pair_opts, .fn = opt_sizes,
+	  .arg = "N,N,...", .help = "sizes: frame lengths" },
+	{ .name = "expect-features", .type = PEER_OPT_U64, .dst = &pair_opts.features_on,
+	  .max = UINT64_MAX, .arg = "MASK", .help = "feature bits the back end must see" },
+	{ .name = "expect-no-features", .type = PEER_OPT_U64, .dst = &pair_opts.features_off,
+	  .max = UINT64_MAX, .arg = "MASK", .help = "... and must not" },
+	{ .name = "expect-indirect", .type = PEER_OPT_CHOICE, .dst = &pair_opts.expect_indirect,
+	  .choices = pair_zero_one, .arg = "0|1", .help = "segs: tx_qN_indirect counts none or all" },
+	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,
+	  .max = 10000000, .arg = "N", .help = "race: rounds (default 200)" },
+	{ .name = "expect-lost", .type = PEER_OPT_FN, .dst = &pair_opts.expect_lost,
+	  .fn = opt_expect_lost, .arg = "N|any",
+	  .help = "race: fail when more wakeups are lost (default 0; any: report)" },
+	{ .name = "timeout-ms", .type = PEER_OPT_U32, .dst = &pair_opts.timeout_ms, .max = 60000,
+	  .arg = "MS", .help = "race: epoll timeout per round (default 50)" },
+	{ .name = "restarts", .type = PEER_OPT_U32, .dst = &pair_opts.restarts, .max = 1000,
+	  .arg = "N", .help = "race: stop/start and race again N times (default 0)" },
+};
+
+static void
+usage(void)
+{
+	peer_opts_usage(stderr, "vhost_pair --scenario NAME --frontend DEVARGS --name TESTNAME [options]",
+			pair_opt_table, RTE_DIM(pair_opt_table));
 }
 
 int
@@ -1222,8 +1224,9 @@ main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, on_sigpipe);
-	if (parse_args(argc, argv) != 0) {
-		usage(argv[0]);
+	if (peer_opts_parse(argc, argv, pair_opt_table, RTE_DIM(pair_opt_table)) != 0 ||
+	    pair_opts.scenario == NULL || pair_opts.frontend == NULL || pair_opts.name == NULL) {
+		usage();
 		return 2;
 	}
 	for (s = 0; s < RTE_DIM(scenarios); s++) {
@@ -1231,7 +1234,7 @@ main(int argc, char **argv)
 			break;
 	}
 	if (s == RTE_DIM(scenarios)) {
-		usage(argv[0]);
+		usage();
 		return 2;
 	}
 	ret = peer_run_paths(pair_opts.name, pair.sock_path, sizeof(pair.sock_path),

@@ -61,7 +61,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -82,6 +81,7 @@
 #include <rte_mempool.h>
 
 #include "peer_frame.h"
+#include "peer_opt.h"
 #include "peer_port.h"
 #include "peer_util.h"
 
@@ -142,6 +142,7 @@ static const char * const peer_expect_names[] = {
 	[PEER_EXPECT_ROUTED] = "routed",
 	[PEER_EXPECT_IO] = "io",
 	[PEER_EXPECT_MACSWAP] = "macswap",
+	NULL,
 };
 
 enum peer_phase {
@@ -177,11 +178,11 @@ struct peer_opts {
 	uint32_t gap_min_us;
 	uint32_t gap_max_us;
 	uint32_t max_latency_us;   /* 0: no bound */
-	bool bound_net;            /* bound the latency net of run-queue wait */
+	int bound_net;             /* bound the latency net of run-queue wait (1) or raw (0) */
 	uint32_t window;
 	uint32_t burst_size;
 	uint32_t gap_us;           /* count: receive-only time after each burst */
-	enum peer_expect expect;
+	int expect;                /* enum peer_expect */
 	uint32_t warmup_resend_ms; /* 0: one warm-up packet only */
 	uint32_t loss_timeout_ms;
 	uint32_t warmup_timeout_ms;
@@ -193,6 +194,7 @@ struct peer_opts {
 	struct rte_ether_addr fe_mac;
 	bool linger;
 	double linger_s;
+	unsigned int nb_modes;
 };
 
 /* Per-phase bookkeeping: one byte per sequence number, latency per packet. */
@@ -955,168 +957,129 @@ peer_report(struct peer *pr, int run_ret)
 
 /* ---- options ----------------------------------------------------------- */
 
-static void
-usage(const char *prog)
+/* The options, with their defaults; main() copies them into its struct peer. */
+static struct peer_opts echo_opts = {
+	.window = 128,
+	.burst_size = PEER_BURST,
+	.expect = PEER_EXPECT_ROUTED,
+	.warmup_resend_ms = 1000,
+	.gap_min_us = 100,
+	.gap_max_us = 5000,
+	.loss_timeout_ms = 200,
+	.warmup_timeout_ms = 20000,
+	.settle_ms = 200,
+	.link_timeout_s = 30.0,
+	.timeout_s = 120.0,
+};
+
+static int
+opt_mode(struct peer_opts *o, enum peer_mode mode, const char *arg)
 {
-	fprintf(stderr,
-		"Usage: %s [EAL options] -- --iface SOCK MODE [options]\n"
-		"MODE: --count N | --sparse N | --idle SECONDS\n"
-		"  --expect routed|io|macswap  what the forwarder does to a frame (default routed:\n"
-		"                        l3fwd-power; io, macswap: vnapi-fwd --fwd io, macswap)\n"
-		"  --window N            count: packets in flight at most (default 128)\n"
-		"  --burst-size N        count: packets per tx burst, 1..%u (default %u)\n"
-		"  --gap-us N            count: receive-only time after each burst (default 0)\n"
-		"  --gap-min-us N        sparse: shortest gap (default 100)\n"
-		"  --gap-max-us N        sparse: longest gap (default 5000)\n"
-		"  --max-latency-us N    sparse/idle: fail any packet slower than N us (0: off)\n"
-		"  --bound-on raw|net    apply it to the round trip (raw, default) or to the round\n"
-		"                        trip minus both processes' run-queue wait (net)\n"
-		"  --loss-timeout-ms N   a packet not back after N ms is lost (default 200)\n"
-		"  --warmup-timeout-ms N the warm-up packet's allowance (default 20000)\n"
-		"  --warmup-resend-ms N  resend the warm-up packet after N ms (default 1000; 0 never)\n"
-		"  --settle-ms N         quiet time after warm-up and around the idle window (default 200)\n"
-		"  --link-timeout S      wait at most S s for the link (default 30)\n"
-		"  --timeout S           whole run deadline after link up (default 120)\n"
-		"  --seed N              gap generator seed (default: time and pid)\n"
-		"  --fe-mac MAC          the front end's MAC: destination, and checked as source\n"
-		"  --linger S            after RESULT keep the port up until a signal, at most S s\n",
-		prog, PEER_BURST, PEER_BURST);
+	o->mode = mode;
+	o->nb_modes++;
+	if (mode == PEER_MODE_IDLE)
+		return peer_parse_double(arg, 0.0, 3600.0, &o->idle_s);
+	return peer_parse_u32(arg, 1, PEER_MAX_COUNT, &o->count);
 }
 
 static int
-parse_opts(int argc, char **argv, struct peer_opts *o)
+opt_count(const char *arg, void *dst)
 {
-	enum {
-		OPT_IFACE = 256, OPT_COUNT, OPT_SPARSE, OPT_IDLE, OPT_WINDOW, OPT_GAP_MIN,
-		OPT_GAP_MAX, OPT_MAX_LAT, OPT_LOSS, OPT_WARMUP, OPT_SETTLE, OPT_LINK,
-		OPT_TIMEOUT, OPT_SEED, OPT_FE_MAC, OPT_LINGER, OPT_BOUND_ON, OPT_EXPECT,
-		OPT_BURST_SIZE, OPT_GAP_US, OPT_WARMUP_RESEND, OPT_HELP,
-	};
-	static const struct option lo[] = {
-		{ "iface", required_argument, NULL, OPT_IFACE },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "sparse", required_argument, NULL, OPT_SPARSE },
-		{ "idle", required_argument, NULL, OPT_IDLE },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "gap-min-us", required_argument, NULL, OPT_GAP_MIN },
-		{ "gap-max-us", required_argument, NULL, OPT_GAP_MAX },
-		{ "max-latency-us", required_argument, NULL, OPT_MAX_LAT },
-		{ "loss-timeout-ms", required_argument, NULL, OPT_LOSS },
-		{ "warmup-timeout-ms", required_argument, NULL, OPT_WARMUP },
-		{ "settle-ms", required_argument, NULL, OPT_SETTLE },
-		{ "link-timeout", required_argument, NULL, OPT_LINK },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "fe-mac", required_argument, NULL, OPT_FE_MAC },
-		{ "linger", required_argument, NULL, OPT_LINGER },
-		{ "bound-on", required_argument, NULL, OPT_BOUND_ON },
-		{ "expect", required_argument, NULL, OPT_EXPECT },
-		{ "burst-size", required_argument, NULL, OPT_BURST_SIZE },
-		{ "gap-us", required_argument, NULL, OPT_GAP_US },
-		{ "warmup-resend-ms", required_argument, NULL, OPT_WARMUP_RESEND },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, modes = 0;
-	uint32_t u;
+	return opt_mode(dst, PEER_MODE_COUNT, arg);
+}
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		int bad = 0;
+static int
+opt_sparse(const char *arg, void *dst)
+{
+	return opt_mode(dst, PEER_MODE_SPARSE, arg);
+}
 
-		switch (c) {
-		case OPT_IFACE:
-			o->iface = optarg;
-			break;
-		case OPT_COUNT:
-		case OPT_SPARSE:
-			bad = peer_parse_u32(optarg, 1, PEER_MAX_COUNT, &o->count);
-			o->mode = c == OPT_COUNT ? PEER_MODE_COUNT : PEER_MODE_SPARSE;
-			modes++;
-			break;
-		case OPT_IDLE:
-			bad = peer_parse_double(optarg, 0.0, 3600.0, &o->idle_s);
-			o->mode = PEER_MODE_IDLE;
-			modes++;
-			break;
-		case OPT_WINDOW:
-			bad = peer_parse_u32(optarg, 1, PEER_NB_MBUFS / 2, &o->window);
-			break;
-		case OPT_GAP_MIN:
-			bad = peer_parse_u32(optarg, 0, 10000000, &o->gap_min_us);
-			break;
-		case OPT_GAP_MAX:
-			bad = peer_parse_u32(optarg, 0, 10000000, &o->gap_max_us);
-			break;
-		case OPT_MAX_LAT:
-			bad = peer_parse_u32(optarg, 0, UINT32_MAX, &o->max_latency_us);
-			break;
-		case OPT_LOSS:
-			bad = peer_parse_u32(optarg, 1, 600000, &o->loss_timeout_ms);
-			break;
-		case OPT_WARMUP:
-			bad = peer_parse_u32(optarg, 1, 600000, &o->warmup_timeout_ms);
-			break;
-		case OPT_SETTLE:
-			bad = peer_parse_u32(optarg, 0, 60000, &o->settle_ms);
-			break;
-		case OPT_LINK:
-			bad = peer_parse_double(optarg, 0.0, 3600.0, &o->link_timeout_s);
-			break;
-		case OPT_TIMEOUT:
-			bad = peer_parse_double(optarg, 0.001, 36000.0, &o->timeout_s);
-			break;
-		case OPT_SEED:
-			bad = peer_parse_u32(optarg, 0, UINT32_MAX, &u);
-			o->seed = u;
-			break;
-		case OPT_FE_MAC:
-			bad = rte_ether_unformat_addr(optarg, &o->fe_mac);
-			o->have_fe_mac = true;
-			break;
-		case OPT_LINGER:
-			o->linger = true;
-			bad = peer_parse_double(optarg, 0.0, 36000.0, &o->linger_s);
-			break;
-		case OPT_BOUND_ON:
-			if (strcmp(optarg, "raw") == 0)
-				o->bound_net = false;
-			else if (strcmp(optarg, "net") == 0)
-				o->bound_net = true;
-			else
-				bad = 1;
-			break;
-		case OPT_EXPECT:
-			bad = 1;
-			for (u = 0; u < RTE_DIM(peer_expect_names); u++) {
-				if (strcmp(optarg, peer_expect_names[u]) == 0) {
-					o->expect = (enum peer_expect)u;
-					bad = 0;
-				}
-			}
-			break;
-		case OPT_BURST_SIZE:
-			bad = peer_parse_u32(optarg, 1, PEER_BURST, &o->burst_size);
-			break;
-		case OPT_GAP_US:
-			bad = peer_parse_u32(optarg, 0, 10000000, &o->gap_us);
-			break;
-		case OPT_WARMUP_RESEND:
-			bad = peer_parse_u32(optarg, 0, 600000, &o->warmup_resend_ms);
-			break;
-		default:
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bad value for --%s: '%s'\n", lo[c - OPT_IFACE].name,
-				optarg);
-			return -1;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+static int
+opt_idle(const char *arg, void *dst)
+{
+	return opt_mode(dst, PEER_MODE_IDLE, arg);
+}
+
+static int
+opt_fe_mac(const char *arg, void *dst)
+{
+	struct peer_opts *o = dst;
+
+	o->have_fe_mac = true;
+	return rte_ether_unformat_addr(arg, &o->fe_mac) == 0 ? 0 : -1;
+}
+
+static int
+opt_linger(const char *arg, void *dst)
+{
+	struct peer_opts *o = dst;
+
+	o->linger = true;
+	return peer_parse_double(arg, 0.0, 36000.0, &o->linger_s);
+}
+
+static const char *const echo_bound_names[] = { "raw", "net", NULL };
+
+static const struct peer_opt echo_opt_table[] = {
+	{ .name = "iface", .type = PEER_OPT_STR, .dst = &echo_opts.iface, .arg = "SOCK",
+	  .help = "net_vhost's vhost-user socket (required)" },
+	{ .name = "count", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_count, .arg = "N",
+	  .help = "mode: N packets in bursts, exactly N back" },
+	{ .name = "sparse", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_sparse, .arg = "N",
+	  .help = "mode: N single packets with random gaps" },
+	{ .name = "idle", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_idle, .arg = "S",
+	  .help = "mode: S seconds of silence, then one check packet" },
+	{ .name = "expect", .type = PEER_OPT_CHOICE, .dst = &echo_opts.expect,
+	  .choices = peer_expect_names, .arg = "routed|io|macswap",
+	  .help = "the forwarder: l3fwd-power (default), vnapi-fwd --fwd io, macswap" },
+	{ .name = "window", .type = PEER_OPT_U32, .dst = &echo_opts.window, .min = 1,
+	  .max = PEER_NB_MBUFS / 2, .arg = "N", .help = "count: packets in flight at most (default 128)" },
+	{ .name = "burst-size", .type = PEER_OPT_U32, .dst = &echo_opts.burst_size, .min = 1,
+	  .max = PEER_BURST, .arg = "N", .help = "count: packets per tx burst (default 32)" },
+	{ .name = "gap-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_us, .max = 10000000,
+	  .arg = "N", .help = "count: receive-only time after each burst (default 0)" },
+	{ .name = "gap-min-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_min_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: shortest gap (default 100)" },
+	{ .name = "gap-max-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_max_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: longest gap (default 5000)" },
+	{ .name = "max-latency-us", .type = PEER_OPT_U32, .dst = &echo_opts.max_latency_us,
+	  .max = UINT32_MAX, .arg = "N",
+	  .help = "sparse/idle: fail any packet slower than N us (0: off)" },
+	{ .name = "bound-on", .type = PEER_OPT_CHOICE, .dst = &echo_opts.bound_net,
+	  .choices = echo_bound_names, .arg = "raw|net",
+	  .help = "the bound applies to the round trip, or to it net of run-queue wait" },
+	{ .name = "loss-timeout-ms", .type = PEER_OPT_U32, .dst = &echo_opts.loss_timeout_ms,
+	  .min = 1, .max = 600000, .arg = "N",
+	  .help = "a packet not back after N ms is lost (default 200)" },
+	{ .name = "warmup-timeout-ms", .type = PEER_OPT_U32, .dst = &echo_opts.warmup_timeout_ms,
+	  .min = 1, .max = 600000, .arg = "N",
+	  .help = "the warm-up packet's allowance (default 20000)" },
+	{ .name = "warmup-resend-ms", .type = PEER_OPT_U32, .dst = &echo_opts.warmup_resend_ms,
+	  .max = 600000, .arg = "N",
+	  .help = "resend the warm-up packet after N ms (default 1000; 0 never)" },
+	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &echo_opts.settle_ms, .max = 60000,
+	  .arg = "N", .help = "quiet after warm-up and around the idle window (default 200)" },
+	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &echo_opts.link_timeout_s,
+	  .dmax = 3600, .arg = "S", .help = "wait at most S s for the link (default 30)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &echo_opts.timeout_s,
+	  .dmin = 0.001, .dmax = 36000, .arg = "S",
+	  .help = "whole run deadline after link up (default 120)" },
+	{ .name = "seed", .type = PEER_OPT_U64, .dst = &echo_opts.seed, .max = UINT32_MAX,
+	  .arg = "N", .help = "gap generator seed (default: time and pid)" },
+	{ .name = "fe-mac", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_fe_mac,
+	  .arg = "MAC", .help = "the front end's MAC: destination, checked on return" },
+	{ .name = "linger", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_linger,
+	  .arg = "S", .help = "after RESULT keep the port up until a signal, at most S s" },
+};
+
+static int
+parse_opts(int argc, char **argv)
+{
+	const struct peer_opts *o = &echo_opts;
+
+	if (peer_opts_parse(argc, argv, echo_opt_table, RTE_DIM(echo_opt_table)) != 0)
 		return -1;
-	}
-	if (o->iface == NULL || modes != 1) {
+	if (o->iface == NULL || o->nb_modes != 1) {
 		fprintf(stderr, "need --iface and exactly one of --count, --sparse, --idle\n");
 		return -1;
 	}
@@ -1134,25 +1097,12 @@ main(int argc, char **argv)
 		.fe_sched_fd = -1,
 		.self_sched_fd = -1,
 		.fe_pid = -1,
-		.o = {
-			.window = 128,
-			.burst_size = PEER_BURST,
-			.expect = PEER_EXPECT_ROUTED,
-			.warmup_resend_ms = 1000,
-			.gap_min_us = 100,
-			.gap_max_us = 5000,
-			.loss_timeout_ms = 200,
-			.warmup_timeout_ms = 20000,
-			.settle_ms = 200,
-			.link_timeout_s = 30.0,
-			.timeout_s = 120.0,
-		},
 	};
 	bool probed = true;
 	int ret, code;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	pr.o.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	echo_opts.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -1162,11 +1112,13 @@ main(int argc, char **argv)
 	/* EAL leaves the program name in front of the application's options. */
 	argc -= ret;
 	argv += ret;
-	if (parse_opts(argc, argv, &pr.o) != 0) {
-		usage("echo_peer");
+	if (parse_opts(argc, argv) != 0) {
+		peer_opts_usage(stderr, "echo_peer [EAL options] -- --iface SOCK MODE [options]",
+				echo_opt_table, RTE_DIM(echo_opt_table));
 		rte_eal_cleanup();
 		return PEER_EXIT_USAGE;
 	}
+	pr.o = echo_opts;
 	signal(SIGINT, peer_on_signal);
 	signal(SIGTERM, peer_on_signal);
 

@@ -52,7 +52,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -76,6 +75,7 @@
 #include <rte_udp.h>
 
 #include "peer_frame.h"
+#include "peer_opt.h"
 #include "peer_port.h"
 #include "peer_util.h"
 
@@ -134,8 +134,8 @@ struct lp_phase {
 };
 
 static struct {
-	uint16_t size;
-	uint16_t queues;
+	uint32_t size;
+	uint32_t queues;
 	struct lp_phase phases[LP_MAX_PHASES];
 	unsigned int nb_phases;
 	double rr_s;
@@ -385,7 +385,7 @@ ports_setup(void)
 	}
 	for (pid = 0; pid < nb_ports; pid++) {
 		const struct peer_port_conf c = {
-			.nb_queues = o.queues,
+			.nb_queues = (uint16_t)o.queues,
 			.nb_desc = LP_RING,
 			.quiet = true,
 			.rx_pool = pool,
@@ -662,33 +662,13 @@ run_rr(void)
 
 /* ---- options -------------------------------------------------------------------------- */
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr,
-		"usage: %s [EAL options] -- --size N (--phase RATE:SECONDS ... | --rr SECONDS)\n"
-		"  --size N            frame length, %u..%u bytes (default 64)\n"
-		"  --queues Q          queue pairs per port (as in the vdev's queues=; default 1)\n"
-		"  --phase R:S         stream phase: R pps (0 idle, max) for S seconds; repeatable\n"
-		"  --rr S              request/response for S seconds\n"
-		"  --rr-timeout-ms N   give up on a transaction after N ms (default 200)\n"
-		"  --yield             sched_yield() after empty rx sweeps (rr)\n"
-		"  --gap-ms N          quiet between phases (default 500)\n"
-		"  --drain-ms N        receive-only time after a phase (default 200)\n"
-		"  --settle-ms N       quiet after the warm-up (default 500)\n"
-		"  --sample-ms N       SAMPLE line period (default 1000)\n"
-		"  --warmup-timeout S  (default 30)   --link-timeout S (default 30)\n"
-		"  --timeout S         deadline of the whole run (default 600)\n"
-		"  --linger S          keep the ports up after the result (until a signal)\n",
-		prog, LP_MIN_SIZE, LP_MAX_SIZE);
-}
-
 static int
-parse_phase(const char *arg)
+opt_phase(const char *arg, void *dst)
 {
 	struct lp_phase *ph;
 	char *end;
 
+	RTE_SET_USED(dst);
 	if (o.nb_phases == LP_MAX_PHASES)
 		return -1;
 	ph = &o.phases[o.nb_phases];
@@ -711,67 +691,43 @@ parse_phase(const char *arg)
 	return 0;
 }
 
+static const struct peer_opt lp_opt_table[] = {
+	{ .name = "size", .type = PEER_OPT_U32, .dst = &o.size, .min = LP_MIN_SIZE,
+	  .max = LP_MAX_SIZE, .arg = "N", .help = "frame length in bytes (default 64)" },
+	{ .name = "queues", .type = PEER_OPT_U32, .dst = &o.queues, .min = 1,
+	  .max = LP_MAX_QUEUES, .arg = "Q",
+	  .help = "queue pairs per port (as in the vdev's queues=; default 1)" },
+	{ .name = "phase", .type = PEER_OPT_FN, .fn = opt_phase, .arg = "RATE:S",
+	  .help = "stream phase: RATE pps (0 idle, max) for S seconds; repeatable" },
+	{ .name = "rr", .type = PEER_OPT_DOUBLE, .dst = &o.rr_s, .dmin = 0.001, .dmax = 36000,
+	  .arg = "S", .help = "request/response for S seconds" },
+	{ .name = "rr-timeout-ms", .type = PEER_OPT_U32, .dst = &o.rr_timeout_ms, .min = 1,
+	  .max = 600000, .arg = "N", .help = "give up on a transaction after N ms (default 200)" },
+	{ .name = "yield", .type = PEER_OPT_FLAG, .dst = &o.yield,
+	  .help = "sched_yield() after empty rx sweeps (rr)" },
+	{ .name = "gap-ms", .type = PEER_OPT_U32, .dst = &o.gap_ms, .max = 600000, .arg = "N",
+	  .help = "quiet between phases (default 500)" },
+	{ .name = "drain-ms", .type = PEER_OPT_U32, .dst = &o.drain_ms, .max = 600000,
+	  .arg = "N", .help = "receive-only time after a phase (default 200)" },
+	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &o.settle_ms, .max = 600000,
+	  .arg = "N", .help = "quiet after the warm-up (default 500)" },
+	{ .name = "sample-ms", .type = PEER_OPT_U32, .dst = &o.sample_ms, .min = 10,
+	  .max = 600000, .arg = "N", .help = "SAMPLE line period (default 1000)" },
+	{ .name = "warmup-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.warmup_s, .dmin = 0.001,
+	  .dmax = 3600, .arg = "S", .help = "the warm-up's allowance (default 30)" },
+	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.link_s, .dmax = 3600,
+	  .arg = "S", .help = "wait at most S s for the links (default 30)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &o.timeout_s, .dmin = 0.001,
+	  .dmax = 36000, .arg = "S", .help = "deadline of the whole run (default 600)" },
+	{ .name = "linger", .type = PEER_OPT_DOUBLE, .dst = &o.linger_s, .dmax = 36000,
+	  .arg = "S", .help = "keep the ports up after the result (until a signal)" },
+};
+
 static int
 parse(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "queues", required_argument, NULL, 'q' },
-		{ "phase", required_argument, NULL, 'p' },
-		{ "rr", required_argument, NULL, 'r' },
-		{ "rr-timeout-ms", required_argument, NULL, 'T' },
-		{ "yield", no_argument, NULL, 'y' },
-		{ "gap-ms", required_argument, NULL, 'g' },
-		{ "drain-ms", required_argument, NULL, 'd' },
-		{ "settle-ms", required_argument, NULL, 'S' },
-		{ "sample-ms", required_argument, NULL, 'm' },
-		{ "warmup-timeout", required_argument, NULL, 'w' },
-		{ "link-timeout", required_argument, NULL, 'l' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "linger", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint32_t v;
-	int c, bad;
-
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		bad = 0;
-		switch (c) {
-		case 's':
-			bad = peer_parse_u32(optarg, LP_MIN_SIZE, LP_MAX_SIZE, &v);
-			o.size = (uint16_t)v;
-			break;
-		case 'q':
-			bad = peer_parse_u32(optarg, 1, LP_MAX_QUEUES, &v);
-			o.queues = (uint16_t)v;
-			break;
-		case 'p':
-			bad = parse_phase(optarg);
-			break;
-		case 'r': bad = peer_parse_double(optarg, 0.001, 36000.0, &o.rr_s); break;
-		case 'T': bad = peer_parse_u32(optarg, 1, 600000, &o.rr_timeout_ms); break;
-		case 'y': o.yield = true; break;
-		case 'g': bad = peer_parse_u32(optarg, 0, 600000, &o.gap_ms); break;
-		case 'd': bad = peer_parse_u32(optarg, 0, 600000, &o.drain_ms); break;
-		case 'S': bad = peer_parse_u32(optarg, 0, 600000, &o.settle_ms); break;
-		case 'm': bad = peer_parse_u32(optarg, 10, 600000, &o.sample_ms); break;
-		case 'w': bad = peer_parse_double(optarg, 0.001, 3600.0, &o.warmup_s); break;
-		case 'l': bad = peer_parse_double(optarg, 0.0, 3600.0, &o.link_s); break;
-		case 't': bad = peer_parse_double(optarg, 0.001, 36000.0, &o.timeout_s); break;
-		case 'L': bad = peer_parse_double(optarg, 0.0, 36000.0, &o.linger_s); break;
-		default: return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bad option value '%s'%s\n", optarg,
-				c == 'p' ? " (--phase RATE:SECONDS, RATE a number or max)" : "");
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+	if (peer_opts_parse(argc, argv, lp_opt_table, RTE_DIM(lp_opt_table)) != 0)
 		return -1;
-	}
 	if ((o.nb_phases == 0) == (o.rr_s <= 0)) {
 		fprintf(stderr, "need --phase ... or --rr S (not both)\n");
 		return -1;
@@ -792,7 +748,8 @@ main(int argc, char **argv)
 		return LP_SETUP;
 	}
 	if (parse(argc - ret, argv + ret) != 0) {
-		usage(argv[0]);
+		peer_opts_usage(stderr, "load_peer [EAL options] -- (--phase RATE:S ... | --rr S) [options]",
+				lp_opt_table, RTE_DIM(lp_opt_table));
 		rte_eal_cleanup();
 		return LP_USAGE;
 	}
