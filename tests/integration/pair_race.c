@@ -76,23 +76,18 @@ enum race_xstat {
 	XS_PPN,
 	XS_MAX,
 };
-static const char *const xstat_names[XS_MAX] = {
-	[XS_ARMS] = "rx_q0_intr_arms",
-	[XS_RESCUES] = "rx_q0_intr_rescues",
-	[XS_NOTIFICATIONS] = "rx_q0_intr_notifications",
-	[XS_WAKEUPS] = "rx_q0_intr_wakeups",
-	[XS_WAKEUP_PACKETS] = "rx_q0_intr_wakeup_packets",
-	[XS_SPURIOUS] = "rx_q0_intr_spurious_wakeups",
-	[XS_PPN] = "rx_q0_intr_packets_per_notification",
-};
-static const char *const xstat_short[XS_MAX] = {
-	[XS_ARMS] = "arms",
-	[XS_RESCUES] = "rescues",
-	[XS_NOTIFICATIONS] = "notifications",
-	[XS_WAKEUPS] = "wakeups",
-	[XS_WAKEUP_PACKETS] = "wakeup_packets",
-	[XS_SPURIOUS] = "spurious",
-	[XS_PPN] = "packets_per_notification",
+/* Each xstat's name, and its short name in the RACE line. */
+static const struct {
+	const char *name;
+	const char *short_name;
+} race_xstat_defs[XS_MAX] = {
+	[XS_ARMS] = { "rx_q0_intr_arms", "arms" },
+	[XS_RESCUES] = { "rx_q0_intr_rescues", "rescues" },
+	[XS_NOTIFICATIONS] = { "rx_q0_intr_notifications", "notifications" },
+	[XS_WAKEUPS] = { "rx_q0_intr_wakeups", "wakeups" },
+	[XS_WAKEUP_PACKETS] = { "rx_q0_intr_wakeup_packets", "wakeup_packets" },
+	[XS_SPURIOUS] = { "rx_q0_intr_spurious_wakeups", "spurious" },
+	[XS_PPN] = { "rx_q0_intr_packets_per_notification", "packets_per_notification" },
 };
 
 struct race_xstats {
@@ -222,7 +217,7 @@ race_xstats_lookup(struct race_xstats *xs)
 
 	memset(xs, 0, sizeof(*xs));
 	for (i = 0; i < XS_MAX; i++)
-		xs->have[i] = rte_eth_xstats_get_id_by_name(pair.fe_port, xstat_names[i],
+		xs->have[i] = rte_eth_xstats_get_id_by_name(pair.fe_port, race_xstat_defs[i].name,
 							    &xs->id[i]) == 0;
 }
 
@@ -235,7 +230,7 @@ race_xstats_read(struct race_xstats *xs)
 		if (!xs->have[i])
 			continue;
 		if (rte_eth_xstats_get_by_id(pair.fe_port, &xs->id[i], &xs->val[i], 1) != 1)
-			return peer_fail("xstat %s: read failed", xstat_names[i]);
+			return peer_fail("xstat %s: read failed", race_xstat_defs[i].name);
 	}
 	return 0;
 }
@@ -531,13 +526,13 @@ race_print_summary(const struct race_result *res, const struct race_xstats *x0,
 		if (i == XS_PPN) {
 			/* A ratio (scaled by the driver), not a counter: print as read. */
 			if (x1->have[i])
-				printf(" %s=%" PRIu64, xstat_short[i], x1->val[i]);
+				printf(" %s=%" PRIu64, race_xstat_defs[i].short_name, x1->val[i]);
 			else
-				printf(" %s=n/a", xstat_short[i]);
+				printf(" %s=n/a", race_xstat_defs[i].short_name);
 		} else if (x1->have[i]) {
-			printf(" %s=%" PRIu64, xstat_short[i], x1->val[i] - x0->val[i]);
+			printf(" %s=%" PRIu64, race_xstat_defs[i].short_name, x1->val[i] - x0->val[i]);
 		} else {
-			printf(" %s=n/a", xstat_short[i]);
+			printf(" %s=n/a", race_xstat_defs[i].short_name);
 		}
 	}
 	printf("\n");
