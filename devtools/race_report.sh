@@ -84,7 +84,7 @@ table
 
 if [ -n "$doc" ] && [ $status -eq 0 ]; then
     intro="What is measured: the lost-wakeup race of rx interrupt arming, made deterministic
-(tests/race). One process, one lcore, DPDK's \`net_vhost\` as the back end.
+(vhost_pair --scenario race). One process, one lcore, DPDK's \`net_vhost\` as the back end.
 Each round the back end puts one packet into the front end's rx ring while the queue is
 disarmed (so the back end sends no notification), then the application arms the queue
 (\`rte_eth_dev_rx_intr_enable\`) and sleeps in \`rte_epoll_wait(..., $timeout_ms ms)\`. A front
