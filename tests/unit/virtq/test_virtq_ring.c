@@ -516,8 +516,7 @@ t_add_errors(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_add(h.vq, sg, 0, 1, COOKIE(2)), -ENOSPC);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 2), 0);
 	CHECK(h_kick(&h));
-	CHECK_EQ(h_dev_complete_all(&h), 1);
-	CHECK_EQ(h_drain(&h), 1);
+	CHECK_EQ(h_complete_drain(&h, 1), 0);
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 	CHECK_EQ(virtq_add(h.vq, sg, 3, 2, COOKIE(3)), 0);         /* 5 used */
 	CHECK_EQ(virtq_add(h.vq, sg, 2, 2, COOKIE(4)), -ENOSPC);   /* 4 > 3 */
@@ -527,8 +526,7 @@ t_add_errors(const struct test_cfg *cfg)
 	/* Split: 1 + 1 + 3 chains; packed: 8 + 5 + 3 descriptors. */
 	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 16 : 5)));
 	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 4);
-	CHECK_EQ(h_drain(&h), 4);
+	CHECK_EQ(h_complete_drain(&h, 4), 0);
 	/* A NULL cookie stops add_inbufs there. */
 	cookies[1] = NULL;
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 3), 1);
@@ -647,8 +645,7 @@ t_publish_groups(const struct test_cfg *cfg)
 		CHECK(!h_kick(&h));
 		n++;
 	}
-	CHECK_EQ(h_dev_complete_all(&h), n + G + 2);
-	CHECK_EQ(h_drain(&h), n + G + 2);
+	CHECK_EQ(h_complete_drain(&h, n + G + 2), 0);
 	CHECK_EQ(virtq_num_free(h.vq), 32);
 
 	/* Many laps of bursts of 7: group edges fall everywhere in a burst,
@@ -662,8 +659,7 @@ t_publish_groups(const struct test_cfg *cfg)
 		CHECK_EQ(fake_dev_avail_count(&h.dev),
 			 (uint16_t)(pub - q) <= 7 ? (uint16_t)(pub - q) : 0);
 		h_kick(&h);
-		CHECK_EQ(h_dev_complete_all(&h), 7);
-		CHECK_EQ(h_drain(&h), 7);
+		CHECK_EQ(h_complete_drain(&h, 7), 0);
 		/* Receive buffers: packed as above, split only at the kick. */
 		q = virtq_avail_idx(h.vq);
 		CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 9), 9);
@@ -672,8 +668,7 @@ t_publish_groups(const struct test_cfg *cfg)
 			 t_packed(cfg) && (uint16_t)(pub - q) <= 9 ? (uint16_t)(pub - q) : 0);
 		h_kick(&h);
 		CHECK_EQ(fake_dev_avail_count(&h.dev), 9);
-		CHECK_EQ(h_dev_complete_all(&h), 9);
-		CHECK_EQ(h_drain(&h), 9);
+		CHECK_EQ(h_complete_drain(&h, 9), 0);
 	}
 	ret = 0;
 teardown:
@@ -803,8 +798,7 @@ t_vring_base(const struct test_cfg *cfg)
 	for (i = 0; i < 7; i++) {
 		CHECK_EQ(h_add_chain(&h, i + 1, 1, (uint16_t)(1 + i % 3), 8), 0);
 		h_kick(&h);
-		CHECK_EQ(h_dev_complete_all(&h), 1);
-		CHECK_EQ(h_drain(&h), 1);
+		CHECK_EQ(h_complete_drain(&h, 1), 0);
 	}
 	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 7 + 13 : 7)));
 	base = fake_dev_vring_base(&h.dev);         /* GET_VRING_BASE */

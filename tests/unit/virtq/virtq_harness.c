@@ -261,6 +261,42 @@ h_end(struct harness *h, int ret)
 }
 
 int
+h_complete_drain(struct harness *h, unsigned int n)
+{
+	int done = h_dev_complete_all(h);
+	uint16_t taken;
+
+	if (done != (int)n) {
+		printf("#   the device completed %d chains, expected %u\n", done, n);
+		return -1;
+	}
+	taken = h_drain(h);
+	if (taken != n) {
+		printf("#   the driver took %u chains, expected %u\n", taken, n);
+		return -1;
+	}
+	return 0;
+}
+
+int
+h_check_broken(struct harness *h, const char *reason)
+{
+	const char *got = virtq_broken_reason(h->vq);
+	uint64_t bad_used = virtq_stats(h->vq)->bad_used;
+
+	if (!virtq_is_broken(h->vq) || got == NULL) {
+		printf("#   the queue is not broken, expected '%s'\n", reason);
+		return -1;
+	}
+	if (bad_used != 1 || strcmp(got, reason) != 0) {
+		printf("#   broken with bad_used %" PRIu64 " for '%s', expected 1 for '%s'\n",
+		       bad_used, got, reason);
+		return -1;
+	}
+	return 0;
+}
+
+int
 h_end_clean(struct harness *h, int ret)
 {
 	if (ret == 0 && h->dev.driver_errors != 0) {

@@ -142,6 +142,16 @@ uint16_t h_drain(struct harness *h);
  * call decision of the flush, or -1.
  */
 int h_round_trip(struct harness *h, uint16_t n);
+/*
+ * Device completes everything available, which must be exactly @p n chains;
+ * the driver then takes exactly @p n. Returns 0, or -1 with a diagnostic.
+ */
+int h_complete_drain(struct harness *h, unsigned int n);
+/*
+ * The queue is broken by one bad used element, for @p reason. Returns 0,
+ * or -1 with a diagnostic.
+ */
+int h_check_broken(struct harness *h, const char *reason);
 /* True if a power-monitor wait on the address would sleep now. */
 bool h_monitor_sleeps(volatile void *addr, uint64_t expected, uint64_t mask, uint8_t size);
 
