@@ -234,11 +234,7 @@ t_indirect_fallback(const struct test_cfg *cfg)
 	CHECK_EQ(h_add_ind(&h, 2, 1, 0, 8), 0);       /* 1: direct */
 	CHECK_EQ(h_add_ind(&h, 3, 2, 2, 8), 0);       /* 4: indirect */
 	CHECK_EQ(virtq_num_free(h.vq), 9);
-	for (i = 0; i < 4; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 16;
-		cookies[i] = COOKIE(10 + i);
-	}
+	t_bufs(sg, cookies, 4, 16, 10);
 	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 2), 2);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg + 2, cookies + 2, 2), 2);
 	CHECK_EQ(virtq_num_free(h.vq), 5);

@@ -499,10 +499,7 @@ t_add_errors(const struct test_cfg *cfg)
 	int ret = -1;
 
 	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	for (i = 0; i < 9; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 8;
-	}
+	t_bufs(sg, NULL, 9, 8, 0);
 	for (i = 0; i < 5; i++)
 		cookies[i] = COOKIE(20 + i);
 	CHECK_EQ(virtq_add(h.vq, sg, 0, 0, COOKIE(1)), -EINVAL);
@@ -605,11 +602,7 @@ t_publish_groups(const struct test_cfg *cfg)
 	CHECK_EQ(h_setup(&h, cfg, 32), 0);
 	G = virtq_publish_group(h.vq);
 	CHECK_EQ(G, t_packed(cfg) ? 4 : 8);
-	for (i = 0; i < 32; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 60;
-		cookies[i] = COOKIE(1 + i);
-	}
+	t_bufs(sg, cookies, 32, 60, 1);
 	s = h.start;
 	g = (uint16_t)((G - (s & (G - 1))) & (G - 1));   /* to the next multiple of G */
 	if (cfg->event_idx)

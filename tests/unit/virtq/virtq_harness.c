@@ -50,6 +50,20 @@ t_seg_addr(unsigned int slot, unsigned int seg)
 /* Deterministic PRNG (xorshift32). */
 static uint32_t t_rng_state = T_RNG_SEED;
 
+void
+t_bufs(struct virtq_sg *sg, void **cookies, unsigned int n, uint32_t len,
+       unsigned int first_cookie)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sg[i].addr = t_seg_addr(i, 0);
+		sg[i].len = len;
+		if (cookies != NULL)
+			cookies[i] = COOKIE(first_cookie + i);
+	}
+}
+
 uint32_t
 t_rand(void)
 {

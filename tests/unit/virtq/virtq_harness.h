@@ -102,6 +102,13 @@ extern uint8_t t_mem[64][4][T_SEG_SIZE];
 
 uint64_t t_seg_addr(unsigned int slot, unsigned int seg);
 
+/*
+ * @p n buffers, one a segment: sg[i] at t_seg_addr(i, 0), @p len bytes;
+ * cookies[i] = COOKIE(@p first_cookie + i) unless @p cookies is NULL.
+ */
+void t_bufs(struct virtq_sg *sg, void **cookies, unsigned int n, uint32_t len,
+	    unsigned int first_cookie);
+
 /* Deterministic PRNG (xorshift32), seeded with T_RNG_SEED at start. */
 #define T_RNG_SEED 2463534242u
 uint32_t t_rand(void);
