@@ -251,6 +251,17 @@ fake_dev_used_jump_split(struct fake_dev *d)
 	return 0;
 }
 
+/* A flush published used up to @p new_idx and decided @p call: count it. */
+static bool
+fake_dev_count_call(struct fake_dev *d, uint16_t new_idx, bool call)
+{
+	d->signalled_used = new_idx;
+	d->call_checks++;
+	if (call)
+		d->calls++;
+	return call;
+}
+
 static bool
 fake_dev_flush_split(struct fake_dev *d)
 {
@@ -283,11 +294,7 @@ fake_dev_flush_split(struct fake_dev *d)
 
 		call = !(flags & VIRTQ_AVAIL_F_NO_INTERRUPT);
 	}
-	d->signalled_used = new_idx;
-	d->call_checks++;
-	if (call)
-		d->calls++;
-	return call;
+	return fake_dev_count_call(d, new_idx, call);
 }
 
 static void
@@ -642,11 +649,7 @@ fake_dev_flush_packed(struct fake_dev *d)
 			call = virtq_need_event(ev, new_idx, old);
 		}
 	}
-	d->signalled_used = new_idx;
-	d->call_checks++;
-	if (call)
-		d->calls++;
-	return call;
+	return fake_dev_count_call(d, new_idx, call);
 }
 
 static void
