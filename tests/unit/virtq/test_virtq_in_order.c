@@ -24,12 +24,14 @@
  * are the slots of the chains' first descriptors, split chains take
  * descriptors in index order; an arming with completions waiting (also
  * inside a batch) reports work at once and a power monitor would not sleep.
- * Runs past three wraps of the 16-bit indices.
+ * Runs past three wraps of the 16-bit indices. Indirect tables of
+ * cfg->indirect_max entries (the case table's; 0: none).
  */
 static int
-t_io_round_trips_ind(const struct test_cfg *cfg, uint16_t indirect_max)
+t_io_round_trips(const struct test_cfg *cfg)
 {
 	enum { NUM = 32 };
+	uint16_t indirect_max = cfg->indirect_max;
 	struct harness h;
 	struct fake_dev_chain held[NUM];
 	struct {
@@ -202,19 +204,6 @@ teardown:
 	return h_end(&h, ret);
 }
 
-static int
-t_io_round_trips(const struct test_cfg *cfg)
-{
-	return t_io_round_trips_ind(cfg, 0);
-}
-
-/* The same with indirect tables of 2: two-element chains take one slot. */
-static int
-t_io_round_trips_indirect(const struct test_cfg *cfg)
-{
-	return t_io_round_trips_ind(cfg, 2);
-}
-
 /* In order: what a device may not report. */
 enum io_bad_report {
 	IO_RAW_PAST_PUBLISHED,  /* packed: a slot past what is published */
@@ -327,8 +316,8 @@ teardown:
 static const struct test_case cases[] = {
 	{ "in order: round trips, batches, arming inside a batch", t_io_round_trips, RUN_ALL,
 	  ON_BOTH, ORDER_ONLY },
-	{ "in order: round trips, indirect tables of 2", t_io_round_trips_indirect, RUN_ALL,
-	  ON_BOTH, ORDER_ONLY },
+	{ "in order: round trips, indirect tables of 2", t_io_round_trips, RUN_ALL,
+	  ON_BOTH, ORDER_ONLY, 2 },
 	{ "in order: bad used", t_io_bad, RUN_ALL, ON_BOTH, ORDER_ONLY },
 };
 

@@ -290,12 +290,14 @@ struct wrap_slot {
 /*
  * Many round trips across index 0: mixed chains, out-of-order completion,
  * random batch sizes. Every cookie, len and data byte is checked, and the
- * indices end exactly where the counts say.
+ * indices end exactly where the counts say. Indirect tables of
+ * cfg->indirect_max entries (the case table's; 0: none).
  */
 static int
-t_wrap_ind(const struct test_cfg *cfg, uint16_t indirect_max)
+t_wrap(const struct test_cfg *cfg)
 {
 	enum { NUM = 8 };
+	uint16_t indirect_max = cfg->indirect_max;
 	struct harness h;
 	struct wrap_slot slot[NUM * 2];
 	struct fake_dev_chain held[NUM];
@@ -473,19 +475,6 @@ t_wrap_ind(const struct test_cfg *cfg, uint16_t indirect_max)
 	ret = 0;
 teardown:
 	return h_end(&h, ret);
-}
-
-static int
-t_wrap(const struct test_cfg *cfg)
-{
-	return t_wrap_ind(cfg, 0);
-}
-
-/* The same with tables of 2: chains of 2 go indirect, chains of 3 stay direct. */
-static int
-t_wrap_indirect(const struct test_cfg *cfg)
-{
-	return t_wrap_ind(cfg, 2);
 }
 
 /* -EINVAL and exact -ENOSPC from add; partial add_inbufs. */
@@ -816,7 +805,7 @@ static const struct test_case cases[] = {
 	{ "detach_unused", t_detach_unused, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "re-init after detach", t_reinit_after_detach, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "vring base", t_vring_base, RUN_ALL, ON_BOTH },
-	{ "index wrap round trips, indirect tables of 2", t_wrap_indirect, RUN_ALL, ON_BOTH , ORDER_ANY },
+	{ "index wrap round trips, indirect tables of 2", t_wrap, RUN_ALL, ON_BOTH, ORDER_ANY, 2 },
 };
 
 const struct test_section test_section_ring = { cases, RTE_DIM(cases) };

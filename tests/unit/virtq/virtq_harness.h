@@ -47,6 +47,7 @@ struct test_cfg {
 	bool event_idx;
 	enum test_start start;
 	bool in_order;   /* params.in_order; the fake device batches as lib/vhost */
+	uint16_t indirect_max;  /* the case's test_case.indirect_max (not a configuration) */
 };
 
 /* Which configurations a case runs on: an event idx filter ... */
@@ -77,6 +78,10 @@ struct test_case {
 	enum test_runs runs;
 	enum test_layouts layouts;
 	enum test_order order;
+	/* For a case that runs with and without indirect tables: the table
+	 * size its cfg->indirect_max says (0: none).
+	 */
+	uint16_t indirect_max;
 };
 
 /* One file's cases. */
