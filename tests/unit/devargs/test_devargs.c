@@ -94,6 +94,8 @@ t_defaults(const void *arg)
 	CHECK_EQ(p.in_order, 1);
 	CHECK_EQ(p.indirect, 1);
 	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_SIGNAL);
+	CHECK_EQ(p.server, 0);
+	CHECK_EQ(p.reconnect_ms, VNAPI_DEFAULT_RECONNECT_MS);
 	CHECK_EQ(log_buf[0], '\0');
 	return 0;
 teardown:
@@ -119,6 +121,12 @@ t_accepted(const void *arg)
 	CHECK_EQ(p.in_order, 0);
 	CHECK_EQ(p.indirect, 0);
 	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_EAGAIN);
+	CHECK_EQ(parse("path=/s,server=1,reconnect_ms=0", &p), 0);
+	CHECK_EQ(p.server, 1);
+	CHECK_EQ(p.reconnect_ms, 0);
+	CHECK_EQ(parse("path=/s,server=0,reconnect_ms=60000", &p), 0);
+	CHECK_EQ(p.server, 0);
+	CHECK_EQ(p.reconnect_ms, 60000);
 
 	CHECK_EQ(parse("path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
 		       "in_order=1,indirect=1,intr_rescue=signal", &p), 0);
@@ -182,6 +190,11 @@ static const struct {
 	{ "path=/s,indirect=2", "indirect" },
 	{ "path=/s,intr_rescue=sometimes", "intr_rescue" },
 	{ "path=/s,intr_rescue=SIGNAL", "intr_rescue" },
+	{ "path=/s,server=yes", "server" },
+	{ "path=/s,server=2", "server" },
+	{ "path=/s,reconnect_ms=60001", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=-1", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=1s", "reconnect_ms" },
 	{ "path=", "path" },
 	{ "path=/s,queues=1,queues=2", "queues" },        /* given twice */
 	{ "path=/s,path=/t", "path" },
@@ -258,7 +271,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 10);
+	CHECK_EQ(n, 12);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");
