@@ -408,6 +408,27 @@ vnapi_dev_accept(struct rte_eth_dev *dev __rte_unused)
 	return 0; /* promiscuous and allmulticast: the back end filters nothing */
 }
 
+/*
+ * The back end delivers every frame and vnapi does not filter: turning
+ * promiscuous or allmulticast mode off would be a lie (ethdev keeps the mode
+ * on when the op fails).
+ */
+static int
+vnapi_dev_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	VNAPI_INIT_LOG(ERR, "%s: promiscuous mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+		       dev->data->name);
+	return -ENOTSUP;
+}
+
+static int
+vnapi_dev_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	VNAPI_INIT_LOG(ERR, "%s: allmulticast mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+		       dev->data->name);
+	return -ENOTSUP;
+}
+
 const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_configure = vnapi_dev_configure,
 	.dev_start = vnapi_dev_start,
@@ -417,9 +438,9 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_infos_get = vnapi_dev_infos_get,
 	.link_update = vnapi_dev_link_update,
 	.promiscuous_enable = vnapi_dev_accept,
-	.promiscuous_disable = vnapi_dev_accept,
+	.promiscuous_disable = vnapi_dev_promiscuous_disable,
 	.allmulticast_enable = vnapi_dev_accept,
-	.allmulticast_disable = vnapi_dev_accept,
+	.allmulticast_disable = vnapi_dev_allmulticast_disable,
 	.mac_addr_set = vnapi_dev_mac_addr_set,
 	.mtu_set = vnapi_dev_mtu_set,
 	.stats_get = vnapi_dev_stats_get,
