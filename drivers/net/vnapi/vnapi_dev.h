@@ -15,9 +15,11 @@
  *   vnapi_probe.c       vdev probe/remove: devargs -> port, transport choice
  *   vnapi_ethdev.c      ethdev ops: configure, queues, start/stop/close/reset
  *   vnapi_stats.c       stats and xstats
+ *   vnapi_conn.c        connection state machine (loss, reconnection,
+ *                       server accept, datapath gates: vnapi_gate.h)
  *   vnapi_backend.c     the device: negotiation, ring start/stop, eventfds,
  *                       through a transport's ops (vnapi_transport.h):
- *   vnapi_transport_vhost_user.c  the vhost-user client transport
+ *   vnapi_transport_vhost_user.c  the vhost-user transport (client or server)
  *   vnapi_rxtx.c        bursts and every datapath-side query
  *   vnapi_intr.c        rx interrupts (arming, disarming, wake accounting)
  *   vnapi_link.c        link state, LSC events, fault reports
