@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""OVS-DPDK as a real peer: two vnapi ports (two testpmd processes) through an OVS bridge.
+
+Usage: test_ovs.py PORTTYPE
+  PORTTYPE  dpdkvhostuser (OVS listens, vnapi is the client)
+            | dpdkvhostuserclient (vnapi listens with server=1, OVS connects)
+Exit status 0 = pass, 1 = fail, 77 = skip (Open vSwitch with DPDK not installed, or too few
+free 2 MB hugepages: OVS-DPDK runs on hugepages, with --in-memory).
+
+A private ovsdb-server and ovs-vswitchd (Debian's openvswitch-switch-dpdk) run with every file
+under the test's own directory (OVS_RUNDIR, OVS_DBDIR, OVS_LOGDIR) and are ended by PID. Bridge
+br0 (netdev datapath) holds ports p0 and p1, one per vnapi port, with the flows p0 -> p1 and
+p1 -> p0. Testpmd A transmits on p0's vnapi port, testpmd B receives on p1's: what A's PMD
+accepted must equal what B received plus what OVS counted as dropped on the way (exact). Then
+ovs-vswitchd is SIGKILLed while A transmits and started again: both vnapi ports must report the
+link down and up again by themselves, and B must receive again, counted exactly again.
+Throughput (B's packets per second of A's sending time) is printed for the note.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+
+SKIP = 77
+VSWITCHD = os.environ.get('VNAPI_OVS_VSWITCHD',
+                          '/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk')
+SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema'
+TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '2'))
+OVS_SOCKET_MEM_MB = 256
+PROC_DEADLINE = 300.0
+LSC_RE = r'Port 0: link state change event'
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+    print('  ok: %s' % msg, flush=True)
+
+
+class Ovs:
+    """ovsdb-server and ovs-vswitchd, private to one directory."""
+
+    def __init__(self, session, rundir):
+        self.s = session
+        self.dir = rundir
+        self.dbsock = os.path.join(rundir, 'db.sock')
+        self.vswitchd = None
+        for k in ('OVS_RUNDIR', 'OVS_DBDIR', 'OVS_LOGDIR'):
+            os.environ[k] = rundir
+        db = os.path.join(rundir, 'conf.db')
+        subprocess.run(['ovsdb-tool', 'create', db, SCHEMA], check=True, timeout=30)
+        self.ovsdb = session.add(h.DpdkProcess(
+            'ovsdb-server', ['ovsdb-server', db, '--remote=punix:' + self.dbsock,
+                             '--pidfile=' + os.path.join(rundir, 'ovsdb-server.pid'),
+                             '--unixctl=' + os.path.join(rundir, 'ovsdb-server.ctl'),
+                             '-vconsole:info'],
+            deadline=PROC_DEADLINE).start())
+        h.poll_until(lambda: os.path.exists(self.dbsock), 20.0, interval=0.05,
+                     what='ovsdb-server socket')
+        self.vsctl('--no-wait', 'init')
+        self.vsctl('--no-wait', 'set', 'Open_vSwitch', '.',
+                   'other_config:dpdk-init=true',
+                   'other_config:dpdk-lcore-mask=0x1',
+                   'other_config:pmd-cpu-mask=0x2',
+                   'other_config:dpdk-socket-mem=%d' % OVS_SOCKET_MEM_MB,
+                   'other_config:dpdk-extra=--no-pci')
+
+    def vsctl(self, *args):
+        r = subprocess.run(['ovs-vsctl', '--db=unix:' + self.dbsock, '--timeout=30'] + list(args),
+                           capture_output=True, text=True, timeout=40)
+        if r.returncode != 0:
+            raise Failure('ovs-vsctl %s: %s' % (' '.join(args), r.stderr.strip()))
+        return r.stdout.strip()
+
+    def ofctl(self, *args):
+        r = subprocess.run(['ovs-ofctl'] + list(args), capture_output=True, text=True,
+                           timeout=40)
+        if r.returncode != 0:
+            raise Failure('ovs-ofctl %s: %s' % (' '.join(args), r.stderr.strip()))
+        return r.stdout
+
+    def start_vswitchd(self):
+        self.vswitchd = self.s.add(h.DpdkProcess(
+            'ovs-vswitchd', [VSWITCHD, 'unix:' + self.dbsock,
+                             '--pidfile=' + os.path.join(self.dir, 'ovs-vswitchd.pid'),
+                             '--unixctl=' + os.path.join(self.dir, 'ovs-vswitchd.ctl'),
+                             '-vconsole:info'],
+            deadline=PROC_DEADLINE).start())
+        self.vswitchd.wait_for(r'DPDK Enabled - initialized', 60.0, what='OVS DPDK init')
+        return self.vswitchd
+
+    def stats(self, port):
+        """Interface statistics of @port as {name: int}."""
+        out = self.vsctl('get', 'Interface', port, 'statistics')
+        return {k: int(v) for k, v in re.findall(r'"?([\w-]+)"?=(\d+)', out)}
+
+
+def drops(ovs, ports):
+    return {p: {k: v for k, v in ovs.stats(p).items() if 'drop' in k or 'error' in k}
+            for p in ports}
+
+
+def count_through(ovs, a, b, label):
+    """A transmits for TRAFFIC_S, B receives: A's TX == B's RX + what OVS dropped (exact)."""
+    for p in (a, b):
+        p.cmd('clear port stats all')
+    d0 = drops(ovs, ('p0', 'p1'))
+    b.start_fwd('rxonly')
+    a.start_fwd('txonly')
+    t0 = time.monotonic()
+    time.sleep(TRAFFIC_S)  # traffic time, not a wait for an event
+    a.stop_fwd()
+    dt = time.monotonic() - t0
+    sent = a.port_stats()['TX-packets']
+    got = h.wait_stable(b, 'RX-packets', 30.0, settle=1.0)['RX-packets']
+    b.stop_fwd()
+    d1 = drops(ovs, ('p0', 'p1'))
+    dropped = sum(d1[p].get(k, 0) - d0[p].get(k, 0) for p in d1 for k in d1[p]
+                  if not k.startswith('ovs_'))
+    detail = {p: {k: d1[p][k] - d0[p].get(k, 0) for k in d1[p]
+                  if d1[p][k] != d0[p].get(k, 0)} for p in d1}
+    print('  %s: A sent %d, B received %d, OVS dropped %d %s; %.2f Mpps through OVS'
+          % (label, sent, got, dropped, detail, got / dt / 1e6), flush=True)
+    check(sent > 0 and got > 0, '%s: traffic went through' % label)
+    check(sent == got + dropped, '%s: A TX %d == B RX %d + OVS drops %d'
+          % (label, sent, got, dropped))
+    return got / dt
+
+
+def run(porttype):
+    if not os.access(VSWITCHD, os.X_OK):
+        print('SKIP: %s not installed (Debian package openvswitch-switch-dpdk)' % VSWITCHD)
+        return SKIP
+    need = OVS_SOCKET_MEM_MB // 2 + 16
+    if h.free_hugepages_2m() < need:
+        print('SKIP: OVS-DPDK needs %d free 2 MB hugepages, %d free'
+              % (need, h.free_hugepages_2m()))
+        return SKIP
+    with h.Session('ovs') as s:
+        rundir = os.path.join(s.workdir.path, 'ovs')
+        os.mkdir(rundir, 0o700)
+        ovs = Ovs(s, rundir)
+        ovs.start_vswitchd()
+        ovs.vsctl('add-br', 'br0', '--', 'set', 'bridge', 'br0', 'datapath_type=netdev')
+        socks = {}
+        for p in ('p0', 'p1'):
+            if porttype == 'dpdkvhostuser':
+                ovs.vsctl('add-port', 'br0', p, '--', 'set', 'Interface', p,
+                          'type=dpdkvhostuser')
+                socks[p] = os.path.join(rundir, p)
+            else:
+                socks[p] = os.path.join(s.workdir.path, 'vnapi-%s.sock' % p)
+                ovs.vsctl('add-port', 'br0', p, '--', 'set', 'Interface', p,
+                          'type=dpdkvhostuserclient', 'options:vhost-server-path=' + socks[p])
+        ovs.ofctl('del-flows', 'br0')
+        ovs.ofctl('add-flow', 'br0', 'in_port=p0,actions=output:p1')
+        ovs.ofctl('add-flow', 'br0', 'in_port=p1,actions=output:p0')
+        extra = ['server=1'] if porttype == 'dpdkvhostuserclient' else []
+        fes = []
+        for p in ('p0', 'p1'):
+            if porttype == 'dpdkvhostuser':
+                h.poll_until(lambda: os.path.exists(socks[p]), 30.0, interval=0.05,
+                             what='OVS socket %s' % socks[p])
+            fes.append(s.add(h.start_frontend('vnapi', socks[p], deadline=PROC_DEADLINE,
+                                              extra_devargs=extra,
+                                              app_extra=['--print-event', 'intr_lsc'])))
+        a, b = fes
+        a.name, b.name = 'A', 'B'
+        for p in (a, b):
+            h.poll_until(p.link_up, 60.0, what='%s link up' % p.name)
+        pps = count_through(ovs, a, b, porttype)
+
+        # ovs-vswitchd dies mid-traffic and comes back.
+        marks = [p.mark() for p in (a, b)]
+        a.start_fwd('txonly')
+        b.start_fwd('rxonly')
+        h.poll_until(lambda: b.port_stats()['RX-packets'] > 0, 15.0, what='B receiving')
+        ovs.vswitchd.kill()
+        check(ovs.vswitchd.wait_exit(10.0) is not None, 'ovs-vswitchd killed')
+        for p, m in zip((a, b), marks):
+            p.wait_for(LSC_RE, 20.0, since=m, what='%s LSC (link down)' % p.name)
+        check(not a.link_up() and not b.link_up(), 'both vnapi ports report link down')
+        rx_down = b.port_stats()['RX-packets']
+        marks = [p.mark() for p in (a, b)]
+        t_restart = time.monotonic()
+        ovs.start_vswitchd()
+        for p, m in zip((a, b), marks):
+            p.wait_for(LSC_RE, 60.0, since=m, what='%s LSC (link up)' % p.name)
+            h.poll_until(p.link_up, 30.0, what='%s link up again' % p.name)
+        print('  links up %.2f s after ovs-vswitchd was restarted'
+              % (time.monotonic() - t_restart))
+        h.poll_until(lambda: b.port_stats()['RX-packets'] > rx_down, 30.0,
+                     what='B receiving again, nobody touching the ports')
+        check(True, 'traffic resumed by itself after the restart')
+        a.stop_fwd()
+        b.stop_fwd()
+        # OpenFlow flows do not survive a restart: the bridge is back to NORMAL (flooding
+        # between its two ports), the counts must still add up.
+        count_through(ovs, a, b, porttype + ' after restart')
+        for p in (a, b):
+            check(p.port_xstats().get('reconnects') == 1, '%s: reconnects == 1' % p.name)
+    print('RESULT porttype=%s ovs_mpps=%.2f' % (porttype, pps / 1e6), flush=True)
+    return 0
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ('dpdkvhostuser', 'dpdkvhostuserclient'):
+        print(__doc__)
+        return 2
+    try:
+        rc = run(sys.argv[1])
+    except (Failure, h.HarnessError, subprocess.SubprocessError) as e:
+        print('FAIL: %s' % e, flush=True)
+        return 1
+    if rc == 0:
+        print('PASS', flush=True)
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main())
