@@ -87,13 +87,16 @@ vnapi_backend_want(const struct vnapi_params *p)
 	return want;
 }
 
-/* The features the rings are laid out for (queue setup reads them). */
+/* The features the rings' memory and the application's configuration
+ * depend on: fixed once the port is configured. */
 #define VNAPI_RING_FEATURES ((1ULL << VIRTIO_F_VERSION_1) | \
 			     (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
-			     (1ULL << VIRTIO_F_RING_EVENT_IDX) | \
-			     (1ULL << VIRTIO_F_RING_PACKED) | \
-			     (1ULL << VIRTIO_F_IN_ORDER) | \
-			     (1ULL << VIRTIO_F_RING_INDIRECT_DESC))
+			     (1ULL << VIRTIO_F_RING_PACKED))
+/* Features only lib/virtq's behaviour depends on: taken anew from each back
+ * end, the rings laid out for them at the next start (vnapi_vq_relayout). */
+#define VNAPI_VQ_FEATURES ((1ULL << VIRTIO_F_RING_EVENT_IDX) | \
+			   (1ULL << VIRTIO_F_IN_ORDER) | \
+			   (1ULL << VIRTIO_F_RING_INDIRECT_DESC))
 
 static void
 vnapi_backend_set_hdr_size(struct vnapi_hw *hw)
@@ -147,7 +150,7 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	const struct vnapi_proc *proc = dev->process_private;
 	const struct vnapi_params *p = &hw->params;
 	uint64_t offered = 0, want;
-	uint16_t max_qp = 1;
+	uint16_t max_qp = 1, q;
 	int ret;
 
 	/* The transport logs its own failures (with the request and the path). */
@@ -164,6 +167,13 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 		hw->features_offered = offered;
 		hw->features = (hw->features & VNAPI_RING_FEATURES) |
 			       (offered & want & ~VNAPI_RING_FEATURES);
+		/* Indirect tables exist only if the tx rings were set up with them. */
+		for (q = 0; q < dev->data->nb_tx_queues; q++) {
+			const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+			if (txq != NULL && txq->indirect_alloc == 0)
+				hw->features &= ~(1ULL << VIRTIO_F_RING_INDIRECT_DESC);
+		}
 		vnapi_connected_set(hw, true);
 		return 0;
 	}
@@ -278,6 +288,53 @@ vnapi_vq_reinit(struct virtq *vq, void *ring)
 	virtq_init(vq, &vp, ring);
 }
 
+/*
+ * Lay empty rings out for the negotiated EVENT_IDX / IN_ORDER / INDIRECT_DESC
+ * (they may differ from one back end to the next; the memory was sized at
+ * queue setup, indirect tables included when they were negotiated then).
+ */
+static void
+vnapi_vq_relayout(struct rte_eth_dev *dev)
+{
+	const struct vnapi_hw *hw = dev->data->dev_private;
+	const bool event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
+	const bool in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
+	const bool indirect = vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC);
+	struct virtq_params vp;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq == NULL)
+			continue;
+		vp = *virtq_params(rxq->vq);
+		if (vp.event_idx == event_idx && vp.in_order == in_order)
+			continue;
+		vp.event_idx = event_idx;
+		vp.in_order = in_order;
+		virtq_init(rxq->vq, &vp, rxq->ring);
+		rxq->cfg.event_idx = event_idx;
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+		uint16_t indirect_max;
+
+		if (txq == NULL)
+			continue;
+		indirect_max = indirect ? txq->indirect_alloc : 0;
+		vp = *virtq_params(txq->vq);
+		if (vp.event_idx == event_idx && vp.in_order == in_order &&
+		    vp.indirect_max == indirect_max)
+			continue;
+		vp.event_idx = event_idx;
+		vp.in_order = in_order;
+		vp.indirect_max = indirect_max;
+		virtq_init(txq->vq, &vp, txq->ring);
+		txq->cfg.event_idx = event_idx;
+	}
+}
+
 /* Free every buffer the rings hold and lay the rings out anew. */
 void
 vnapi_backend_flush(struct rte_eth_dev *dev)
@@ -329,6 +386,7 @@ vnapi_backend_start(struct rte_eth_dev *dev)
 	ret = vnapi_backend_eventfds_open(dev, nb_vrings);
 	if (ret != 0)
 		return ret;
+	vnapi_vq_relayout(dev); /* the rings are empty here */
 
 	ret = ops->set_features(dev, hw->features);
 	if (ret == 0)

@@ -166,6 +166,9 @@ struct vnapi_txq {
 	 * device starts on each group while we prepare the next.
 	 */
 	uint16_t add_batch;
+	/** indirect_max the ring memory was sized for at queue setup (0: no
+	 * tables); a later back end may use indirect descriptors only then. */
+	uint16_t indirect_alloc;
 	bool broken_reported;
 	struct vnapi_queue_stats stats;
 };

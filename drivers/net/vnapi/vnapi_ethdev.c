@@ -287,6 +287,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->cfg.event_idx = vp.event_idx;
 	txq->free_thresh = free_thresh;
 	txq->add_batch = virtq_publish_group(txq->vq);
+	txq->indirect_alloc = vp.indirect_max;
 	vnapi_gate_init_closed(&txq->gate);
 	dev->data->tx_queues[qid] = txq;
 	return 0;
