@@ -27,7 +27,7 @@
 #define VNAPI_MIN_QUEUE_SIZE      64
 #define VNAPI_MAX_QUEUE_SIZE      32768
 /** Longest wait between two reconnection attempts (client), ms. */
-#define VNAPI_DEFAULT_RECONNECT_MS 1000
+#define VNAPI_DEFAULT_RECONNECT_MS 500
 #define VNAPI_MAX_RECONNECT_MS     60000
 /** sizeof(sockaddr_un.sun_path): the longest socket path plus its NUL. */
 #define VNAPI_PATH_MAX            108
