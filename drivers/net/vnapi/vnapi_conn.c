@@ -114,57 +114,51 @@ vnapi_gate_wait(const struct vnapi_gate *g)
 	}
 }
 
-void
-vnapi_gates_close(struct rte_eth_dev *dev)
+/* Every set-up queue's gate, rx then tx; returns how many (at most @p max). */
+static unsigned int
+vnapi_gates(struct rte_eth_dev *dev, struct vnapi_gate **gates, unsigned int max)
 {
+	unsigned int n = 0;
 	uint16_t q;
 
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+	for (q = 0; q < dev->data->nb_rx_queues && n < max; q++) {
 		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
 
 		if (rxq != NULL)
-			__atomic_store_n(&rxq->gate.off, 1, __ATOMIC_RELAXED);
+			gates[n++] = &rxq->gate;
 	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+	for (q = 0; q < dev->data->nb_tx_queues && n < max; q++) {
 		struct vnapi_txq *txq = dev->data->tx_queues[q];
 
 		if (txq != NULL)
-			__atomic_store_n(&txq->gate.off, 1, __ATOMIC_RELAXED);
+			gates[n++] = &txq->gate;
 	}
+	return n;
+}
+
+void
+vnapi_gates_close(struct rte_eth_dev *dev)
+{
+	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS]; /* configure caps the queues */
+	unsigned int i, n = vnapi_gates(dev, gates, RTE_DIM(gates));
+
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&gates[i]->off, 1, __ATOMIC_RELAXED);
 	/* off = 1 before the loads of busy, on every lcore's side too. */
 	vnapi_membarrier();
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
-			vnapi_gate_wait(&rxq->gate);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		const struct vnapi_txq *txq = dev->data->tx_queues[q];
-
-		if (txq != NULL)
-			vnapi_gate_wait(&txq->gate);
-	}
+	for (i = 0; i < n; i++)
+		vnapi_gate_wait(gates[i]);
 }
 
 static void
 vnapi_gates_open(struct rte_eth_dev *dev)
 {
-	uint16_t q;
+	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS]; /* configure caps the queues */
+	unsigned int i, n = vnapi_gates(dev, gates, RTE_DIM(gates));
 
 	/* Release: the rings laid out and handed over before a burst may run. */
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
-			__atomic_store_n(&rxq->gate.off, 0, __ATOMIC_RELEASE);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct vnapi_txq *txq = dev->data->tx_queues[q];
-
-		if (txq != NULL)
-			__atomic_store_n(&txq->gate.off, 0, __ATOMIC_RELEASE);
-	}
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&gates[i]->off, 0, __ATOMIC_RELEASE);
 }
 
 /* An lcore asleep on an rx queue's call eventfd armed nothing while the
