@@ -105,7 +105,7 @@ class Ovs:
     def ports(self):
         """Live OpenFlow port counters (the database's statistics lag by 5 s):
         {port: {'rx_pkts', 'rx_drop', 'tx_pkts', 'tx_drop', ...}}."""
-        out = self.ofctl('dump-ports', 'br0')
+        out = self.ofctl('--names', 'dump-ports', 'br0')
         res = {}
         for m in re.finditer(r'port\s+"?(\w+)"?:\s*rx ([^\n]*)\n\s*tx ([^\n]*)', out):
             d = {}
@@ -113,6 +113,8 @@ class Ovs:
                 for k, v in re.findall(r'(\w+)=(\d+)', text):
                     d['%s_%s' % (side, k)] = int(v)
             res[m.group(1)] = d
+        if 'p0' not in res or 'p1' not in res:
+            raise Failure('ovs-ofctl dump-ports: no p0/p1 counters in:\n%s' % out)
         return res
 
 
@@ -133,7 +135,8 @@ def count_through(ovs, a, b, label):
     got = h.wait_stable(b, 'RX-packets', 30.0, settle=1.0)['RX-packets']
     b.stop_fwd()
     c1 = ovs.ports()
-    d = {p: {k: c1[p][k] - c0[p].get(k, 0) for k in c1[p]} for p in ('p0', 'p1')}
+    keys = ('rx_pkts', 'rx_drop', 'tx_pkts', 'tx_drop')
+    d = {p: {k: c1[p].get(k, 0) - c0[p].get(k, 0) for k in keys} for p in ('p0', 'p1')}
     print('  %s: A sent %d, B received %d; OVS p0 rx %d (drop %d), p1 tx %d (drop %d)'
           % (label, sent, got, d['p0']['rx_pkts'], d['p0']['rx_drop'], d['p1']['tx_pkts'],
              d['p1']['tx_drop']), flush=True)
