@@ -141,6 +141,8 @@ def count_through(ovs, a, b, label):
           % (label, sent, got, d['p0']['rx_pkts'], d['p0']['rx_drop'], d['p1']['tx_pkts'],
              d['p1']['tx_drop']), flush=True)
     check(sent > 0 and got > 0, '%s: traffic went through' % label)
+    if d['p0']['rx_pkts'] != sent:
+        print('  ovs-ofctl dump-ports after:\n%s' % ovs.ofctl('--names', 'dump-ports', 'br0'))
     check(d['p0']['rx_pkts'] == sent, '%s: OVS p0 rx %d == A TX %d'
           % (label, d['p0']['rx_pkts'], sent))
     check(d['p1']['tx_pkts'] == got, '%s: B RX %d == OVS p1 tx %d'
