@@ -12,7 +12,9 @@ Usage: test_reconnect.py MODE FRONTEND [CYCLES]
 Exit status 0 = pass, 1 = fail.
 
 Each cycle: traffic runs (odd cycles: the front end transmits; even cycles: it forwards what the
-back end sends), the back end is SIGKILLed, a new one started on the same socket. The front end
+back end sends), the back end is SIGKILLed, a new one started on the same socket; meanwhile vnapi
+gets 'port stop' / 'port start' (odd) or 'port stop' / 'port reset' / 'port start' (even), which
+must succeed without a back end and leave the reconnection to itself. The front end
 must print one LSC event for the link going down and one for it coming back, with nobody
 touching it; then the traffic sent in each direction is counted exactly, the front end's fd
 count is what it was at the start, and after 'port stop' its mbuf pool holds exactly the mbufs
@@ -156,6 +158,19 @@ def run(mode, frontend, cycles):
                 # Still transmitting into a link that is down: refused and counted.
                 h.poll_until(lambda: xstat(fe, 'tx_q0_refused') > refused0, 10.0,
                              what='tx_q0_refused growing while down')
+            if is_vnapi:
+                # The application's own ops while the back end is away: they must work and
+                # must not disturb the reconnection (odd: stop/start; even: stop/reset/start).
+                fe.stop_fwd()
+                fe.cmd('port stop 0', timeout=30.0)
+                if c % 2 == 0:
+                    r = fe.cmd('port reset 0', timeout=30.0)
+                    check('Fail' not in r and 'rror' not in r, 'port reset 0 while down: %r'
+                          % r.strip()[-80:])
+                r = fe.cmd('port start 0', timeout=30.0)
+                check('Fail' not in r and 'rror' not in r, 'port start 0 while down: %r'
+                      % r.strip()[-80:])
+                check(not fe.link_up(), 'link still down after port start without a back end')
             if mode == 'client':
                 os.unlink(sock)  # the dead server's socket file: lib/vhost will not bind over it
             mark_up = fe.mark()
