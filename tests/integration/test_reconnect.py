@@ -183,6 +183,8 @@ def run(mode, frontend, cycles):
             lsc = len(fe.find_all(LSC_RE, since=mark))
             check(lsc == 2 if is_vnapi else lsc >= 2,
                   '%d LSC events for the outage (down, up)' % lsc)
+            for ln, _ in fe.find_all(r'vnapi: ', since=mark):
+                print('  | %+.3f s %s' % (ln.t - t_ready, ln.text[:160]))
             recoveries.append((t_up - t_ready, t_up - t_new))
             print('  recovery: %.3f s after the new back end was ready (%.3f s after its start)'
                   % recoveries[-1], flush=True)
