@@ -28,20 +28,16 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_stats.h"
 
+/*
+ * The link status is recorded at each transition (start, stop, loss and
+ * return of the back end: vnapi_link_state_set()); recomputing it here could
+ * report "up" between the negotiation and the restart of the rings, and
+ * swallow that transition's LSC event.
+ */
 static int
-vnapi_dev_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
+vnapi_dev_link_update(struct rte_eth_dev *dev __rte_unused, int wait_to_complete __rte_unused)
 {
-	struct vnapi_hw *hw = dev->data->dev_private;
-	struct rte_eth_link link;
-
-	memset(&link, 0, sizeof(link));
-	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
-	link.link_autoneg = RTE_ETH_LINK_FIXED;
-	if (hw->started && vnapi_connected(hw)) {
-		link.link_status = RTE_ETH_LINK_UP;
-		link.link_speed = RTE_ETH_SPEED_NUM_10G;
-	}
-	return rte_eth_linkstatus_set(dev, &link);
+	return -1; /* unchanged */
 }
 
 static int
