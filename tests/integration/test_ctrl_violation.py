@@ -25,8 +25,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness as h  # noqa: E402
+from vnapitools import harness as h
 
 LSC_RE = r'Port 0: link state change event'
 VIOLATION_RE = r'wrote \d+ bytes outside any request'

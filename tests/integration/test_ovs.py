@@ -28,8 +28,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness as h  # noqa: E402
+from vnapitools import harness as h
 
 SKIP = 77
 VSWITCHD = os.environ.get('VNAPI_OVS_VSWITCHD',
@@ -271,9 +270,13 @@ def run(porttype):
         marks = [p.mark() for p in (a, b)]
         t_restart = time.monotonic()
         ovs.start_vswitchd()
-        for p, m in zip((a, b), marks):
-            p.wait_for(LSC_RE, 60.0, since=m, what='%s LSC (link up)' % p.name)
-            h.poll_until(p.link_up, 30.0, what='%s link up again' % p.name)
+        try:
+            for p, m in zip((a, b), marks):
+                p.wait_for(LSC_RE, 60.0, since=m, what='%s LSC (link up)' % p.name)
+                h.poll_until(p.link_up, 30.0, what='%s link up again' % p.name)
+        except h.Timeout:
+            print('  restarted ovs-vswitchd, last lines:\n%s' % ovs.vswitchd.tail(40))
+            raise
         print('  links up %.2f s after ovs-vswitchd was restarted'
               % (time.monotonic() - t_restart))
         h.poll_until(lambda: b.port_stats()['RX-packets'] > rx_down, 30.0,

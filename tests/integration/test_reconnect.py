@@ -29,8 +29,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness as h  # noqa: E402
+from vnapitools import harness as h
 
 TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '1'))
 DRAIN_S = 30.0
