@@ -14,8 +14,9 @@ under the test's own directory (OVS_RUNDIR, OVS_DBDIR, OVS_LOGDIR) and are ended
 br0 (netdev datapath) holds ports p0 and p1, one per vnapi port, with the flows p0 -> p1 and
 p1 -> p0. Testpmd A transmits on p0's vnapi port, testpmd B receives on p1's: what A's PMD
 accepted must equal what B received plus what OVS counted as dropped on the way (exact). Then
-ovs-vswitchd is SIGKILLed while A transmits and started again: both vnapi ports must report the
-link down and up again by themselves, and B must receive again, counted exactly again.
+ovs-vswitchd is SIGKILLed while A transmits and started again (dpdkvhostuser: after removing the
+socket files it left, which OVS will not bind over): both vnapi ports must report the link down
+and up again by themselves, and B must receive again, counted exactly again.
 Counts come from testpmd and from OVS's OpenFlow port counters (ovs-ofctl dump-ports), or, where
 those read "?" (dpdkvhostuser ports), from its database once they stopped moving.
 Throughput: one testpmd with both ports forwarding io, 4 bursts of 32 per port circulating through
@@ -268,6 +269,12 @@ def run(porttype):
         check(not a.link_up() and not b.link_up(), 'both vnapi ports report link down')
         rx_down = b.port_stats()['RX-packets']
         marks = [p.mark() for p in (a, b)]
+        if porttype == 'dpdkvhostuser':
+            # OVS (lib/vhost) does not bind over the socket files its killed instance left
+            # ("failed to bind: Address already in use; remove it and try again"): remove them,
+            # as whatever restarts OVS must. vnapi keeps retrying meanwhile.
+            for p in ('p0', 'p1'):
+                os.unlink(socks[p])
         t_restart = time.monotonic()
         ovs.start_vswitchd()
         try:
