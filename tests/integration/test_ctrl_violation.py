@@ -34,14 +34,8 @@ FEATURES = (1 << 32) | (1 << 30)  # VERSION_1, PROTOCOL_FEATURES
 GET_FEATURES, GET_VRING_BASE, GET_PROTOCOL_FEATURES, GET_QUEUE_NUM = 1, 11, 15, 17
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-    print('  ok: %s' % msg, flush=True)
+Failure = h.CheckFailed
+check = h.check
 
 
 class MiniBackend:

@@ -41,14 +41,8 @@ PROC_DEADLINE = 300.0
 LSC_RE = r'Port 0: link state change event'
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-    print('  ok: %s' % msg, flush=True)
+Failure = h.CheckFailed
+check = h.check
 
 
 class Ovs:
