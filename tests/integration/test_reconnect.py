@@ -6,7 +6,8 @@
 Usage: test_reconnect.py MODE FRONTEND [CYCLES]
   MODE      client: the front end connects to net_vhost (vhost-user server);
             server: the front end listens (server=1), net_vhost connects (client=1);
-            intr: vnapi-fwd in interrupt mode is the front end (see run_intr; $VNAPI_FWD)
+            intr: vnapi-fwd in interrupt mode is the front end (see run_intr; $VNAPI_FWD);
+            promisc: promiscuous/allmulticast off refused, foreign frames delivered (run_promisc)
   FRONTEND  vnapi | virtio_user, optionally with devargs ('vnapi:packed_vq=1')
   CYCLES    back-end restarts (default 5)
 Exit status 0 = pass, 1 = fail.
@@ -275,7 +276,39 @@ def run_intr(frontend, cycles):
     return True
 
 
+def run_promisc(frontend):
+    """Promiscuous and allmulticast cannot be turned off (the back end filters nothing and
+    neither does vnapi): testpmd's 'set promisc/allmulti 0 off' must fail with 'Operation not
+    supported', the port must still say enabled, and frames for other MAC addresses (testpmd
+    txonly sends to 02:00:00:00:00:00) are all delivered, exactly counted."""
+    with h.Session('pm') as s:
+        sock = s.workdir.socket()
+        backend = start_backend(s, 'client', sock)
+        fe = s.add(h.start_frontend(frontend, sock))
+        h.poll_until(fe.link_up, 30.0, what='front-end link up')
+        for what, cmd, field in (('promiscuous', 'set promisc 0 off', 'Promiscuous mode'),
+                                 ('allmulticast', 'set allmulti 0 off', 'Allmulticast mode')):
+            mark = fe.mark()
+            fe.cmd(cmd)
+            fe.wait_for(r'Operation not supported', 5.0, since=mark,
+                        what='%s off refused' % what)
+            check(fe.port_info().get(field) == 'enabled',
+                  "'%s' refused (-ENOTSUP), port info still says %s: enabled" % (cmd, field))
+        check(fe.port_info().get('MAC address') != '02:00:00:00:00:00',
+              'the frames below are not addressed to the port')
+        one_way(backend, fe)
+    return True
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == 'promisc':
+        try:
+            run_promisc(sys.argv[2])
+        except (Failure, h.HarnessError) as e:
+            print('FAIL: %s' % e, flush=True)
+            return 1
+        print('PASS', flush=True)
+        return 0
     if len(sys.argv) >= 3 and sys.argv[1] == 'intr':
         try:
             run_intr(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5)
