@@ -145,10 +145,12 @@ def count_through(ovs, a, b, label):
     """A transmits for TRAFFIC_S, B receives. Exact: OVS took from p0 all that A's PMD accepted,
     B received all that OVS put on p1, and what is missing is what OVS counted as p1's tx drops
     (B's ring full)."""
+    # B first drains what an earlier phase left in its ring, then both counters start at 0.
+    b.start_fwd('rxonly')
+    h.wait_stable(b, 'RX-packets', 30.0, settle=1.0)
     for p in (a, b):
         p.cmd('clear port stats all')
     c0 = ovs.ports()
-    b.start_fwd('rxonly')
     a.start_fwd('txonly')
     t0 = time.monotonic()
     time.sleep(TRAFFIC_S)  # traffic time, not a wait for an event
