@@ -44,13 +44,13 @@ def build_env(build):
     # Only what the measurement needs (other parts of a shared tree may be mid-edit).
     plugin = sorted((p for p in glob.glob(os.path.join(build, 'drivers', 'librte_net_vnapi.so*'))
                      if not p.endswith('.p')), key=len)
-    targets = ['tests/l3fwd/vhost_peer', 'tests/l3fwd/l3fwd-power']
+    targets = ['tests/peers/echo_peer', 'tests/l3fwd/l3fwd-power']
     targets += [os.path.relpath(p, build) for p in plugin[-1:]]
     subprocess.run(['ninja', '-C', build] + targets, check=True, stdout=subprocess.DEVNULL)
     paths = {
         'VNAPI_PLUGIN': plugin[0] if plugin else '',
         'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
-        'VNAPI_VHOST_PEER': os.path.join(build, 'tests', 'l3fwd', 'vhost_peer'),
+        'VNAPI_ECHO_PEER': os.path.join(build, 'tests', 'peers', 'echo_peer'),
     }
     for k, v in paths.items():
         if not v or not os.path.exists(v):
@@ -177,7 +177,7 @@ def section(agg, results, runs, rev):
     lines.append('')
     lines.append('Setup: DPDK 22.11 `l3fwd-power --interrupt-only -p 0x1 --config=\'(0,0,0)\'` '
                  '(one lcore pinned on CPU 1, `--no-huge -m 512`), the front end under test as '
-                 'its only port; `tests/l3fwd/vhost_peer` (DPDK net_vhost, the vhost-user server, '
+                 'its only port; `tests/peers/echo_peer` (DPDK net_vhost, the vhost-user server, '
                  'pinned on CPU 0) sends IPv4/UDP that l3fwd-power routes back '
                  'out of port 0. net_virtio_user needs `--parse-ptype` (it reports no packet '
                  'types); net_vnapi runs without it. Both vCPUs are shared with other jobs.')

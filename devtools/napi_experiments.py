@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The vnapi authors
 """The seeds' experiments as benchmarks (not a test): the UDP-stream analogue of "virtio_net:
 Disable interrupts if napi_complete_done rescheduled napi" and the RR affinity table of
-"virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and tests/bench/load_peer
+"virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and tests/peers/load_peer
 (DPDK's net_vhost as the back end). Writes tables and PNG plots into doc/performance.md (section
 "## NAPI experiments (seeds)", between its own markers) and doc/img/napi_*.png.
 
@@ -227,7 +227,7 @@ def rm_runtime(prefix):
 class Env:
     def __init__(self, args):
         self.build = os.path.abspath(args.build)
-        self.peer = os.path.join(self.build, 'tests', 'bench', 'load_peer')
+        self.peer = os.path.join(self.build, 'tests', 'peers', 'load_peer')
         self.fwd = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
         self.l3fwd = os.path.join(self.build, 'tests', 'l3fwd', 'l3fwd-power')
         self.plugin_src = os.path.join(self.build, 'drivers', 'librte_net_vnapi.so')
@@ -777,7 +777,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
                                                                 os.path.relpath(env.build, TOP)),
           '- Machine: %d vCPUs, %s, kernel %s; DPDK 22.11 (Debian); no PMU, CPU time from '
           '/proc' % (os.cpu_count(), h.cpu_model(), platform.release()),
-          '- Processes: back end `tests/bench/load_peer` (DPDK net_vhost, vhost-user server) '
+          '- Processes: back end `tests/peers/load_peer` (DPDK net_vhost, vhost-user server) '
           'on CPU %d; forwarder (vnapi-fwd or l3fwd-power, one lcore) on CPU %d; every process '
           '`--no-huge -m 512 --no-pci`, own `--file-prefix`, a deadline, ended by PID'
           % (PEER_CPU, FWD_CPU),

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 #
-# The rx interrupt arming race, as a table: runs tests/race/race_test (one
+# The rx interrupt arming race, as a table: runs tests/integration/vhost_pair --scenario race (one
 # process, net_vhost back end, one lcore) for net_vnapi in its arming modes
 # and for DPDK's net_virtio_user, N rounds each, and prints a markdown table
 # (front end, mode, rounds, lost wakeups, median enable->wake latency).
@@ -28,7 +28,7 @@ fi
 build=${1:-$top/build}
 rounds=${RACE_ROUNDS:-200}
 timeout_ms=${RACE_TIMEOUT_MS:-50}
-bin=$build/tests/race/race_test
+bin=$build/tests/integration/vhost_pair
 
 if [ ! -x "$bin" ]; then
     echo "race_report: $bin not found: build first (ninja -C $build)" >&2
@@ -53,7 +53,7 @@ i=0
 for r in "${runs[@]}"; do
     IFS='|' read -r fe mode devargs <<<"$r"
     log=$(mktemp)
-    "$bin" --name "race_report_$i" --frontend "$devargs" --rounds "$rounds" \
+    "$bin" --scenario race --name "race_report_$i" --frontend "$devargs" --rounds "$rounds" \
         --expect-lost any --timeout-ms "$timeout_ms" >"$log" 2>&1
     rc=$?
     line=$(grep '^RACE:' "$log" | tail -n 1)
@@ -84,7 +84,7 @@ table
 
 if [ -n "$doc" ] && [ $status -eq 0 ]; then
     intro="What is measured: the lost-wakeup race of rx interrupt arming, made deterministic
-(tests/race). One process, one lcore, DPDK's \`net_vhost\` as the back end.
+(vhost_pair --scenario race). One process, one lcore, DPDK's \`net_vhost\` as the back end.
 Each round the back end puts one packet into the front end's rx ring while the queue is
 disarmed (so the back end sends no notification), then the application arms the queue
 (\`rte_eth_dev_rx_intr_enable\`) and sleeps in \`rte_epoll_wait(..., $timeout_ms ms)\`. A front

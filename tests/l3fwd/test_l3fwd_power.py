@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""l3fwd-power (--interrupt-only) on a vhost-user front end, against vhost_peer (net_vhost).
+"""l3fwd-power (--interrupt-only) on a vhost-user front end, against echo_peer (net_vhost).
 
 Usage: test_l3fwd_power.py CASE FRONTEND [options]
   CASE      count | idle | sparse
   FRONTEND  vnapi | virtio_user
 Paths come from the environment (meson sets them): VNAPI_PLUGIN (librte_net_vnapi.so),
-VNAPI_L3FWD_POWER (the l3fwd-power binary), VNAPI_VHOST_PEER (vhost_peer).
+VNAPI_L3FWD_POWER (the l3fwd-power binary), VNAPI_ECHO_PEER (echo_peer).
 Exit status 0 = pass, 1 = fail, 77 = skip (meson's convention).
 
 The peer (vhost-user server) starts first; l3fwd-power connects with --vdev net_vnapi0 (loaded
@@ -216,7 +216,7 @@ def niced(argv, nice):
 def run_case(case, fe, cfg=None):
     """Run one case once; returns a dict of measurements (raises on harness errors)."""
     cfg = dict(CASE_DEFAULTS[case], **(cfg or {}))
-    peer = env_path('VNAPI_VHOST_PEER')
+    peer = env_path('VNAPI_ECHO_PEER')
     l3fwd = env_path('VNAPI_L3FWD_POWER')
     plugin = h.prepare_plugin() if FRONTENDS[fe][1] else None
     res = {'case': case, 'frontend': fe, 'config': cfg}

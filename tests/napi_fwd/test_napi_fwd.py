@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""vnapi-fwd (lib/napi, hybrid mode) over net_vnapi, against napi_peer (DPDK's net_vhost).
+"""vnapi-fwd (lib/napi, hybrid mode) over net_vnapi, against echo_peer (DPDK's net_vhost).
 
 Usage: test_napi_fwd.py CASE [FRONTEND]   CASE: burst | idle | sparse
                                           FRONTEND: vnapi (default) | virtio_user
-Paths from the environment (meson sets them): VNAPI_PLUGIN, VNAPI_FWD, VNAPI_NAPI_PEER.
+Paths from the environment (meson sets them): VNAPI_PLUGIN, VNAPI_FWD, VNAPI_ECHO_PEER.
 Exit 0 pass, 1 fail, 77 skip.
 
   burst   20000 packets in bursts of 32 (at most 256 in flight, 50 us between bursts),
@@ -121,7 +121,7 @@ def env_path(var):
 def run(case, frontend):
     plugin = env_path('VNAPI_PLUGIN')
     fwd_bin = env_path('VNAPI_FWD')
-    peer_bin = env_path('VNAPI_NAPI_PEER')
+    peer_bin = env_path('VNAPI_ECHO_PEER')
     if not os.path.exists('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_vhost.so') and \
             not shutil.which('dpdk-testpmd'):
         print('# net_vhost not installed')
@@ -141,17 +141,19 @@ def run(case, frontend):
     fwd_prefix = tag + '_fwd'
 
     peer_args = {
-        'burst': ['--burst', '20000', '--burst-size', '32', '--window', '256', '--gap-us', '50',
-                  '--loss-timeout-ms', '2000', '--macswap'],
+        'burst': ['--count', '20000', '--burst-size', '32', '--window', '256', '--gap-us', '50',
+                  '--loss-timeout-ms', '2000', '--expect', 'macswap'],
         'idle': ['--idle', '8', '--max-latency-us', str(LATENCY_BOUND_US),
-                 '--loss-timeout-ms', '500'],
+                 '--loss-timeout-ms', '500', '--expect', 'io'],
         'sparse': ['--sparse', '300', '--gap-min-us', '200', '--gap-max-us', '3000',
-                   '--max-latency-us', str(LATENCY_BOUND_US), '--loss-timeout-ms', '500'],
+                   '--max-latency-us', str(LATENCY_BOUND_US), '--loss-timeout-ms', '500',
+                   '--expect', 'io'],
     }[case]
     fwd_mode = 'macswap' if case == 'burst' else 'io'
     peer_argv = [peer_bin, '--no-huge', '-m', '512', '--no-pci', '--lcores', '0@0',
                  '--file-prefix', peer_prefix, '--log-level=lib.eal:notice',
-                 '--vdev', 'net_vhost0,iface=%s,queues=1' % sock, '--'] + peer_args + \
+                 '--', '--iface', sock, '--fe-mac', '02:00:00:00:00:0a',
+                 '--warmup-resend-ms', '0'] + peer_args + \
         ['--timeout', '60', '--linger', '60']
     packed = ',packed_vq=1' if frontend == 'vnapi_packed' else ''
     if frontend.startswith('vnapi'):

@@ -78,22 +78,67 @@ one_line_naming(const char *w1, const char *w2)
 	return true;
 }
 
+/* @p got holds @p want in every field; a diagnostic names the first that differs. */
+static int
+check_params(const struct vnapi_params *got, const struct vnapi_params *want)
+{
+	CHECK(strcmp(got->path, want->path) == 0);
+	CHECK_EQ(got->queues, want->queues);
+	CHECK_EQ(got->queue_size, want->queue_size);
+	CHECK(rte_is_same_ether_addr(&got->mac, &want->mac));
+	CHECK_EQ(got->mrg_rxbuf, want->mrg_rxbuf);
+	CHECK_EQ(got->event_idx, want->event_idx);
+	CHECK_EQ(got->packed_vq, want->packed_vq);
+	CHECK_EQ(got->in_order, want->in_order);
+	CHECK_EQ(got->indirect, want->indirect);
+	CHECK_EQ(got->intr_rescue, want->intr_rescue);
+	CHECK_EQ(got->server, want->server);
+	CHECK_EQ(got->reconnect_ms, want->reconnect_ms);
+	return 0;
+teardown:
+	return -1;
+}
+
+/* Devargs that parse, and every field they give (written out, not taken from the parser). */
+static const struct {
+	const char *args;
+	struct vnapi_params want;
+} accepted[] = {
+	{ "path=/run/x.sock",      /* the defaults */
+	  { .path = "/run/x.sock", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
+	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
+	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+	{ "path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
+	  "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain",
+	  { .path = "/s", .queues = 16, .queue_size = 32768,
+	    .mac = { .addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } },
+	    .mrg_rxbuf = false, .event_idx = false, .packed_vq = true, .in_order = false,
+	    .indirect = false, .intr_rescue = VNAPI_RESCUE_EAGAIN,
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+	{ "path=/s,server=1,reconnect_ms=0",
+	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
+	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0 } },
+	{ "path=/s,server=0,reconnect_ms=60000",
+	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
+	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000 } },
+	{ "path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
+	  "in_order=1,indirect=1,intr_rescue=signal",
+	  { .path = "/s", .queues = 1, .queue_size = 64,
+	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
+	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+};
+
 static int
 t_defaults(const void *arg)
 {
 	struct vnapi_params p;
 
-	CHECK_EQ(parse("path=/run/x.sock", &p), 0);
-	CHECK(strcmp(p.path, "/run/x.sock") == 0);
-	CHECK_EQ(p.queues, 1);
-	CHECK_EQ(p.queue_size, VNAPI_DEFAULT_QUEUE_SIZE);
-	CHECK(rte_is_zero_ether_addr(&p.mac));
-	CHECK_EQ(p.mrg_rxbuf, 1);
-	CHECK_EQ(p.event_idx, 1);
-	CHECK_EQ(p.packed_vq, 0);
-	CHECK_EQ(p.in_order, 1);
-	CHECK_EQ(p.indirect, 1);
-	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_SIGNAL);
+	CHECK_EQ(parse(accepted[0].args, &p), 0);
+	CHECK_EQ(check_params(&p, &accepted[0].want), 0);
 	CHECK_EQ(log_buf[0], '\0');
 	return 0;
 teardown:
@@ -103,30 +148,15 @@ teardown:
 static int
 t_accepted(const void *arg)
 {
-	static const struct rte_ether_addr want_mac = {
-		.addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } };
 	struct vnapi_params p;
 	char path[VNAPI_PATH_MAX];
+	unsigned int i;
 
-	CHECK_EQ(parse("path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
-		       "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain", &p), 0);
-	CHECK_EQ(p.queues, 16);
-	CHECK_EQ(p.queue_size, 32768);
-	CHECK(rte_is_same_ether_addr(&p.mac, &want_mac));
-	CHECK_EQ(p.mrg_rxbuf, 0);
-	CHECK_EQ(p.event_idx, 0);
-	CHECK_EQ(p.packed_vq, 1);
-	CHECK_EQ(p.in_order, 0);
-	CHECK_EQ(p.indirect, 0);
-	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_EAGAIN);
-
-	CHECK_EQ(parse("path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
-		       "in_order=1,indirect=1,intr_rescue=signal", &p), 0);
-	CHECK_EQ(p.queues, 1);
-	CHECK_EQ(p.queue_size, 64);
-	CHECK_EQ(p.mrg_rxbuf, 1);
-	CHECK_EQ(p.packed_vq, 0);
-	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_SIGNAL);
+	for (i = 1; i < RTE_DIM(accepted); i++) {
+		printf("#  %s\n", accepted[i].args);
+		CHECK_EQ(parse(accepted[i].args, &p), 0);
+		CHECK_EQ(check_params(&p, &accepted[i].want), 0);
+	}
 
 	/* Every power of two in range, and the longest path. */
 	for (unsigned int qs = VNAPI_MIN_QUEUE_SIZE; qs <= VNAPI_MAX_QUEUE_SIZE; qs *= 2) {
@@ -182,6 +212,11 @@ static const struct {
 	{ "path=/s,indirect=2", "indirect" },
 	{ "path=/s,intr_rescue=sometimes", "intr_rescue" },
 	{ "path=/s,intr_rescue=SIGNAL", "intr_rescue" },
+	{ "path=/s,server=yes", "server" },
+	{ "path=/s,server=2", "server" },
+	{ "path=/s,reconnect_ms=60001", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=-1", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=1s", "reconnect_ms" },
 	{ "path=", "path" },
 	{ "path=/s,queues=1,queues=2", "queues" },        /* given twice */
 	{ "path=/s,path=/t", "path" },
@@ -258,7 +293,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 10);
+	CHECK_EQ(n, 12);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");

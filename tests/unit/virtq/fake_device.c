@@ -138,6 +138,30 @@ fake_dev_check_table(struct fake_dev *d, uint16_t flags, uint32_t len)
 	return (int)n;
 }
 
+/*
+ * Record descriptor @p i of chain @p c (@p addr, @p len, @p flags, at ring
+ * index @p desc_idx): readable descriptors first, then writable ones.
+ * @return 0, or -EPROTO (a driver error) for a readable one after a writable.
+ */
+static int
+fake_dev_chain_record(struct fake_dev *d, struct fake_dev_chain *c, uint32_t i,
+		      uint64_t addr, uint32_t len, uint16_t flags, uint16_t desc_idx)
+{
+	if (flags & VIRTQ_DESC_F_WRITE) {
+		c->nin++;
+		c->in_len += len;
+	} else {
+		if (c->nin > 0)
+			return fake_dev_driver_error(d, "readable descriptor after writable");
+		c->nout++;
+		c->out_len += len;
+	}
+	c->sg[i].addr = addr;
+	c->sg[i].len = len;
+	c->desc_idx[i] = desc_idx;
+	return 0;
+}
+
 static int
 fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 {
@@ -146,7 +170,6 @@ fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 	uint32_t limit = num;     /* entries of the table being walked */
 	uint16_t idx;
 	uint32_t count = 0;
-	bool seen_write = false;
 	int avail = fake_dev_avail_count_split(d);
 
 	if (avail <= 0)
@@ -187,19 +210,9 @@ fake_dev_pop_split(struct fake_dev *d, struct fake_dev_chain *c)
 			return fake_dev_driver_error(d, d->params.indirect_max == 0 ?
 						     "indirect descriptor not negotiated" :
 						     "INDIRECT inside a chain or a table");
-		if (flags & VIRTQ_DESC_F_WRITE) {
-			seen_write = true;
-			c->nin++;
-			c->in_len += desc->len;
-		} else {
-			if (seen_write)
-				return fake_dev_driver_error(d, "readable descriptor after writable");
-			c->nout++;
-			c->out_len += desc->len;
-		}
-		c->sg[count].addr = desc->addr;
-		c->sg[count].len = desc->len;
-		c->desc_idx[count] = c->indirect ? c->id : idx;
+		if (fake_dev_chain_record(d, c, count, desc->addr, desc->len, flags,
+					  c->indirect ? c->id : idx) < 0)
+			return -EPROTO;
 		count++;
 		if (!(flags & VIRTQ_DESC_F_NEXT))
 			break;
@@ -238,6 +251,17 @@ fake_dev_used_jump_split(struct fake_dev *d)
 	return 0;
 }
 
+/* A flush published used up to @p new_idx and decided @p call: count it. */
+static bool
+fake_dev_count_call(struct fake_dev *d, uint16_t new_idx, bool call)
+{
+	d->signalled_used = new_idx;
+	d->call_checks++;
+	if (call)
+		d->calls++;
+	return call;
+}
+
 static bool
 fake_dev_flush_split(struct fake_dev *d)
 {
@@ -270,11 +294,7 @@ fake_dev_flush_split(struct fake_dev *d)
 
 		call = !(flags & VIRTQ_AVAIL_F_NO_INTERRUPT);
 	}
-	d->signalled_used = new_idx;
-	d->call_checks++;
-	if (call)
-		d->calls++;
-	return call;
+	return fake_dev_count_call(d, new_idx, call);
 }
 
 static void
@@ -391,7 +411,6 @@ fake_dev_read_indirect_packed(struct fake_dev *d, uint16_t pos,
 			      struct fake_dev_chain *c)
 {
 	const struct virtq_packed_desc *t;
-	bool seen_write = false;
 	int n = fake_dev_check_table(d, flags, desc->len);
 	int i;
 
@@ -402,19 +421,9 @@ fake_dev_read_indirect_packed(struct fake_dev *d, uint16_t pos,
 		if (t[i].flags & (uint16_t)~VIRTQ_DESC_F_WRITE)
 			return fake_dev_driver_error(d, "indirect entry %d flags %#x: only WRITE is defined",
 						     i, t[i].flags);
-		if (t[i].flags & VIRTQ_DESC_F_WRITE) {
-			seen_write = true;
-			c->nin++;
-			c->in_len += t[i].len;
-		} else {
-			if (seen_write)
-				return fake_dev_driver_error(d, "readable descriptor after writable");
-			c->nout++;
-			c->out_len += t[i].len;
-		}
-		c->sg[i].addr = t[i].addr;
-		c->sg[i].len = t[i].len;
-		c->desc_idx[i] = pos & d->mask;
+		if (fake_dev_chain_record(d, c, (uint32_t)i, t[i].addr, t[i].len, t[i].flags,
+					  pos & d->mask) < 0)
+			return -EPROTO;
 	}
 	if (desc->id >= d->params.num)
 		return fake_dev_driver_error(d, "buffer id %u >= num", desc->id);
@@ -435,7 +444,6 @@ fake_dev_read_chain_packed(struct fake_dev *d, uint16_t pos, struct fake_dev_cha
 {
 	uint16_t num = d->params.num;
 	struct fake_dev_chain tmp;
-	bool seen_write = false;
 	uint32_t count = 0;
 	uint16_t flags;
 	uint16_t id = 0;
@@ -470,19 +478,9 @@ fake_dev_read_chain_packed(struct fake_dev *d, uint16_t pos, struct fake_dev_cha
 		if (count > 0 && desc->id != id)
 			return fake_dev_driver_error(d, "buffer ids differ within a chain");
 		id = desc->id;
-		if (flags & VIRTQ_DESC_F_WRITE) {
-			seen_write = true;
-			c->nin++;
-			c->in_len += desc->len;
-		} else {
-			if (seen_write)
-				return fake_dev_driver_error(d, "readable descriptor after writable");
-			c->nout++;
-			c->out_len += desc->len;
-		}
-		c->sg[count].addr = desc->addr;
-		c->sg[count].len = desc->len;
-		c->desc_idx[count] = pos & d->mask;
+		if (fake_dev_chain_record(d, c, count, desc->addr, desc->len, flags,
+					  pos & d->mask) < 0)
+			return -EPROTO;
 		count++;
 		pos++;
 		if (!(flags & VIRTQ_DESC_F_NEXT))
@@ -651,11 +649,7 @@ fake_dev_flush_packed(struct fake_dev *d)
 			call = virtq_need_event(ev, new_idx, old);
 		}
 	}
-	d->signalled_used = new_idx;
-	d->call_checks++;
-	if (call)
-		d->calls++;
-	return call;
+	return fake_dev_count_call(d, new_idx, call);
 }
 
 static void

@@ -107,8 +107,10 @@ static int
 test_run_one(const void *arg)
 {
 	const struct test_run *r = arg;
+	struct test_cfg cfg = *r->cfg;
 
-	return r->tc->fn(r->cfg);
+	cfg.indirect_max = r->tc->indirect_max;
+	return r->tc->fn(&cfg);
 }
 
 int

@@ -24,12 +24,14 @@
  * are the slots of the chains' first descriptors, split chains take
  * descriptors in index order; an arming with completions waiting (also
  * inside a batch) reports work at once and a power monitor would not sleep.
- * Runs past three wraps of the 16-bit indices.
+ * Runs past three wraps of the 16-bit indices. Indirect tables of
+ * cfg->indirect_max entries (the case table's; 0: none).
  */
 static int
-t_io_round_trips_ind(const struct test_cfg *cfg, uint16_t indirect_max)
+t_io_round_trips(const struct test_cfg *cfg)
 {
 	enum { NUM = 32 };
+	uint16_t indirect_max = cfg->indirect_max;
 	struct harness h;
 	struct fake_dev_chain held[NUM];
 	struct {
@@ -202,41 +204,82 @@ teardown:
 	return h_end(&h, ret);
 }
 
+/* In order: what a device may not report. */
+enum io_bad_report {
+	IO_RAW_PAST_PUBLISHED,  /* packed: a slot past what is published */
+	IO_RAW_SECOND_SLOT,     /* packed: the second slot of chain 0 */
+	IO_RAW_SKIP_WRITABLE,   /* packed: chain 2's id, skipping writable chain 1 */
+	IO_RAW_OUT_OF_ORDER,    /* split: chain 1 is next; the device names chain 3 */
+	IO_RAW_ONE_TOO_MANY,    /* split: five used entries for four published chains */
+	IO_LEN_TOO_LARGE,       /* chain 0 fine, chain 1 longer than it can hold */
+};
+
+struct io_bad_case {
+	enum io_bad_report report;
+	const char *reason;
+};
+
+static const struct io_bad_case io_bad_packed[] = {
+	{ IO_RAW_PAST_PUBLISHED, "used id is not an outstanding buffer" },
+	{ IO_RAW_SECOND_SLOT, "used id is not an outstanding buffer" },
+	{ IO_RAW_SKIP_WRITABLE, "in-order batch skips a device-writable buffer" },
+	{ IO_LEN_TOO_LARGE, "used len exceeds the writable length" },
+};
+
+static const struct io_bad_case io_bad_split[] = {
+	{ IO_RAW_OUT_OF_ORDER, "used id out of order" },
+	{ IO_RAW_ONE_TOO_MANY, "used idx moved past the published buffers" },
+	{ IO_LEN_TOO_LARGE, "used len exceeds the writable length" },
+};
+
+/* The device reports @p report about the four popped chains @p c. */
 static int
-t_io_round_trips(const struct test_cfg *cfg)
+h_io_bad_report(struct harness *h, struct fake_dev_chain c[4], enum io_bad_report report)
 {
-	return t_io_round_trips_ind(cfg, 0);
+	unsigned int i;
+
+	switch (report) {
+	case IO_RAW_PAST_PUBLISHED:
+		fake_dev_push_raw(&h->dev, (c[3].id + 1) % 16, 0);
+		return 0;
+	case IO_RAW_SECOND_SLOT:
+		fake_dev_push_raw(&h->dev, c[0].desc_idx[1], 0);
+		return 0;
+	case IO_RAW_SKIP_WRITABLE:
+		fake_dev_push_raw(&h->dev, c[2].id, 0);
+		return 0;
+	case IO_RAW_OUT_OF_ORDER:
+		if (fake_dev_push(&h->dev, &c[0], 0) != 0)
+			return -1;
+		fake_dev_push_raw(&h->dev, c[3].id, 1);
+		return 0;
+	case IO_RAW_ONE_TOO_MANY:
+		for (i = 0; i < 4; i++)
+			if (fake_dev_push(&h->dev, &c[i], 0) != 0)
+				return -1;
+		fake_dev_push_raw(&h->dev, c[0].id, 0);
+		return 0;
+	case IO_LEN_TOO_LARGE:
+		if (fake_dev_push(&h->dev, &c[0], 0) != 0)
+			return -1;
+		fake_dev_inject_len_too_large(&h->dev, &c[1]);
+		return 0;
+	}
+	return -1;
 }
 
-/* The same with indirect tables of 2: two-element chains take one slot. */
-static int
-t_io_round_trips_indirect(const struct test_cfg *cfg)
-{
-	return t_io_round_trips_ind(cfg, 2);
-}
-
-/* In order: what a device may not report, and the reason each gets. */
+/* In order: each bad report breaks the queue with its reason. */
 static int
 t_io_bad(const struct test_cfg *cfg)
 {
+	const struct io_bad_case *cases = t_packed(cfg) ? io_bad_packed : io_bad_split;
+	unsigned int nk = t_packed(cfg) ? RTE_DIM(io_bad_packed) : RTE_DIM(io_bad_split);
 	struct harness h;
 	struct fake_dev_chain c[4];
 	void *cookies[8];
 	uint32_t lens[8];
 	unsigned int i, k;
 	int ret = -1;
-	static const char *const packed_reasons[] = {
-		"used id is not an outstanding buffer",              /* beyond inflight */
-		"used id is not an outstanding buffer",              /* not a head */
-		"in-order batch skips a device-writable buffer",
-		"used len exceeds the writable length",
-	};
-	static const char *const split_reasons[] = {
-		"used id out of order",
-		"used idx moved past the published buffers",
-		"used len exceeds the writable length",
-	};
-	unsigned int nk = t_packed(cfg) ? 4 : 3;
 
 	for (k = 0; k < nk; k++) {
 		CHECK_EQ(h_setup(&h, cfg, 16), 0);
@@ -248,49 +291,14 @@ t_io_bad(const struct test_cfg *cfg)
 		h_kick(&h);
 		for (i = 0; i < 4; i++)
 			CHECK_EQ(h_dev_pop(&h, &c[i]), 0);
-		if (t_packed(cfg)) {
-			switch (k) {
-			case 0:   /* a slot past what is published */
-				fake_dev_push_raw(&h.dev, (c[3].id + 1) % 16, 0);
-				break;
-			case 1:   /* the second slot of chain 0 */
-				fake_dev_push_raw(&h.dev, c[0].desc_idx[1], 0);
-				break;
-			case 2:   /* chain 2's id: skips writable chain 1 */
-				fake_dev_push_raw(&h.dev, c[2].id, 0);
-				break;
-			default:
-				CHECK_EQ(fake_dev_push(&h.dev, &c[0], 0), 0);
-				fake_dev_inject_len_too_large(&h.dev, &c[1]);
-				break;
-			}
-		} else {
-			switch (k) {
-			case 0:   /* chain 1 is next; the device names chain 3 */
-				CHECK_EQ(fake_dev_push(&h.dev, &c[0], 0), 0);
-				fake_dev_push_raw(&h.dev, c[3].id, 1);
-				break;
-			case 1:   /* five used entries for four published chains */
-				for (i = 0; i < 4; i++)
-					CHECK_EQ(fake_dev_push(&h.dev, &c[i], 0), 0);
-				fake_dev_push_raw(&h.dev, c[0].id, 0);
-				break;
-			default:
-				CHECK_EQ(fake_dev_push(&h.dev, &c[0], 0), 0);
-				fake_dev_inject_len_too_large(&h.dev, &c[1]);
-				break;
-			}
-		}
+		CHECK_EQ(h_io_bad_report(&h, c, cases[k].report), 0);
 		fake_dev_flush(&h.dev);
 		/* Chain 0 is fine in the cases that complete it first. */
 		(void)virtq_get_used(h.vq, cookies, lens, 8);
-		CHECK(virtq_is_broken(h.vq));
-		if (strcmp(virtq_broken_reason(h.vq),
-			   t_packed(cfg) ? packed_reasons[k] : split_reasons[k]) != 0) {
-			printf("#   case %u: reason '%s'\n", k, virtq_broken_reason(h.vq));
+		if (h_check_broken(&h, cases[k].reason) != 0) {
+			printf("#   case %u\n", k);
 			goto teardown;
 		}
-		CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
 		CHECK_EQ(virtq_get_used(h.vq, cookies, lens, 8), 0);
 		/* Every buffer still comes back to the caller. */
 		i = 0;
@@ -308,8 +316,8 @@ teardown:
 static const struct test_case cases[] = {
 	{ "in order: round trips, batches, arming inside a batch", t_io_round_trips, RUN_ALL,
 	  ON_BOTH, ORDER_ONLY },
-	{ "in order: round trips, indirect tables of 2", t_io_round_trips_indirect, RUN_ALL,
-	  ON_BOTH, ORDER_ONLY },
+	{ "in order: round trips, indirect tables of 2", t_io_round_trips, RUN_ALL,
+	  ON_BOTH, ORDER_ONLY, 2 },
 	{ "in order: bad used", t_io_bad, RUN_ALL, ON_BOTH, ORDER_ONLY },
 };
 

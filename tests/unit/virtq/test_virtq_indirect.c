@@ -204,9 +204,7 @@ t_indirect_used_len(const struct test_cfg *cfg)
 	fake_dev_inject_len_too_large(&h.dev, &b);
 	fake_dev_flush(&h.dev);
 	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, 2), 0);
-	CHECK(virtq_is_broken(h.vq));
-	CHECK_EQ(virtq_stats(h.vq)->bad_used, 1);
-	CHECK(strcmp(virtq_broken_reason(h.vq), "used len exceeds the writable length") == 0);
+	CHECK_EQ(h_check_broken(&h, "used len exceeds the writable length"), 0);
 	CHECK(virtq_detach_unused(h.vq) == COOKIE(2));
 	CHECK(virtq_detach_unused(h.vq) == NULL);
 	CHECK_EQ(virtq_num_free(h.vq), 8);
@@ -236,11 +234,7 @@ t_indirect_fallback(const struct test_cfg *cfg)
 	CHECK_EQ(h_add_ind(&h, 2, 1, 0, 8), 0);       /* 1: direct */
 	CHECK_EQ(h_add_ind(&h, 3, 2, 2, 8), 0);       /* 4: indirect */
 	CHECK_EQ(virtq_num_free(h.vq), 9);
-	for (i = 0; i < 4; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 16;
-		cookies[i] = COOKIE(10 + i);
-	}
+	t_bufs(sg, cookies, 4, 16, 10);
 	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 2), 2);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg + 2, cookies + 2, 2), 2);
 	CHECK_EQ(virtq_num_free(h.vq), 5);
@@ -273,16 +267,14 @@ t_indirect_fallback(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_num_free(h.vq), 0);
 	CHECK_EQ(h_add_ind(&h, 42, 1, 1, 8), -ENOSPC);   /* indirect needs 1 */
 	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 12);
-	CHECK_EQ(h_drain(&h), 12);
+	CHECK_EQ(h_complete_drain(&h, 12), 0);
 	for (i = 0; i < 15; i++)
 		CHECK_EQ(h_add_ind(&h, 20 + i, 1, 0, 8), 0);
 	CHECK_EQ(h_add_ind(&h, 43, 2, 2, 8), 0);         /* indirect in the last one */
 	CHECK_EQ(virtq_num_free(h.vq), 0);
 	CHECK_EQ(virtq_stats(h.vq)->indirect, 2);
 	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 16);
-	CHECK_EQ(h_drain(&h), 16);
+	CHECK_EQ(h_complete_drain(&h, 16), 0);
 	CHECK_EQ(h.dev.driver_errors, 0);
 	h_teardown(&h);
 
@@ -462,8 +454,7 @@ t_indirect_detach_restart(const struct test_cfg *cfg)
 			CHECK_EQ(h_add_ind(&h, i, 2, 2, 4), 0);
 		CHECK_EQ(virtq_num_free(h.vq), 0);
 		h_kick(&h);
-		CHECK_EQ(h_dev_complete_all(&h), 16);
-		CHECK_EQ(h_drain(&h), 16);
+		CHECK_EQ(h_complete_drain(&h, 16), 0);
 	}
 	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(s2 + 80));
 	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(s2 + 80));

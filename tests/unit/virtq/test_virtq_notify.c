@@ -54,8 +54,7 @@ t_kick_no_notify(const struct test_cfg *cfg)
 	if (!t_packed(cfg))
 		CHECK_EQ(((struct virtq_avail *)virtq_driver_area(h.vq))->idx,
 			 (uint16_t)(h.start + 5));
-	CHECK_EQ(h_dev_complete_all(&h), 5);
-	CHECK_EQ(h_drain(&h), 5);
+	CHECK_EQ(h_complete_drain(&h, 5), 0);
 	ret = 0;
 teardown:
 	return h_end(&h, ret);
@@ -84,8 +83,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 		fake_dev_set_avail_event(&h.dev, h.dev.last_avail);
 		CHECK_EQ(h_add_in(&h, i + 1), 0);
 		CHECK(h_kick(&h));
-		CHECK_EQ(h_dev_complete_all(&h), 1);
-		CHECK_EQ(h_drain(&h), 1);
+		CHECK_EQ(h_complete_drain(&h, 1), 0);
 	}
 	CHECK_EQ(st->kicks, 13);
 	CHECK_EQ(st->kicks_suppressed, 0);
@@ -101,8 +99,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	CHECK_EQ(h_add_in(&h, 102), 0);
 	CHECK(!h_kick(&h));                         /* b not in [b+1, b+2) */
 	CHECK_EQ(fake_dev_avail_count(&h.dev), 2);
-	CHECK_EQ(h_dev_complete_all(&h), 2);
-	CHECK_EQ(h_drain(&h), 2);
+	CHECK_EQ(h_complete_drain(&h, 2), 0);
 	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 2));
 	for (i = 0; i < 3; i++)
 		CHECK_EQ(h_add_in(&h, 103 + i), 0);
@@ -127,8 +124,7 @@ t_kick_avail_event(const struct test_cfg *cfg)
 	CHECK_EQ(st->kicks - k0, 4);
 	CHECK_EQ(st->kicks_suppressed - s0, 4);
 	CHECK_EQ(h.dev.kicks - d0, 4);
-	CHECK_EQ(h_dev_complete_all(&h), 13);
-	CHECK_EQ(h_drain(&h), 13);
+	CHECK_EQ(h_complete_drain(&h, 13), 0);
 	ret = 0;
 teardown:
 	return h_end_clean(&h, ret);

@@ -290,12 +290,14 @@ struct wrap_slot {
 /*
  * Many round trips across index 0: mixed chains, out-of-order completion,
  * random batch sizes. Every cookie, len and data byte is checked, and the
- * indices end exactly where the counts say.
+ * indices end exactly where the counts say. Indirect tables of
+ * cfg->indirect_max entries (the case table's; 0: none).
  */
 static int
-t_wrap_ind(const struct test_cfg *cfg, uint16_t indirect_max)
+t_wrap(const struct test_cfg *cfg)
 {
 	enum { NUM = 8 };
+	uint16_t indirect_max = cfg->indirect_max;
 	struct harness h;
 	struct wrap_slot slot[NUM * 2];
 	struct fake_dev_chain held[NUM];
@@ -475,19 +477,6 @@ teardown:
 	return h_end(&h, ret);
 }
 
-static int
-t_wrap(const struct test_cfg *cfg)
-{
-	return t_wrap_ind(cfg, 0);
-}
-
-/* The same with tables of 2: chains of 2 go indirect, chains of 3 stay direct. */
-static int
-t_wrap_indirect(const struct test_cfg *cfg)
-{
-	return t_wrap_ind(cfg, 2);
-}
-
 /* -EINVAL and exact -ENOSPC from add; partial add_inbufs. */
 static int
 t_add_errors(const struct test_cfg *cfg)
@@ -499,10 +488,7 @@ t_add_errors(const struct test_cfg *cfg)
 	int ret = -1;
 
 	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	for (i = 0; i < 9; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 8;
-	}
+	t_bufs(sg, NULL, 9, 8, 0);
 	for (i = 0; i < 5; i++)
 		cookies[i] = COOKIE(20 + i);
 	CHECK_EQ(virtq_add(h.vq, sg, 0, 0, COOKIE(1)), -EINVAL);
@@ -516,8 +502,7 @@ t_add_errors(const struct test_cfg *cfg)
 	CHECK_EQ(virtq_add(h.vq, sg, 0, 1, COOKIE(2)), -ENOSPC);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 2), 0);
 	CHECK(h_kick(&h));
-	CHECK_EQ(h_dev_complete_all(&h), 1);
-	CHECK_EQ(h_drain(&h), 1);
+	CHECK_EQ(h_complete_drain(&h, 1), 0);
 	CHECK_EQ(virtq_num_free(h.vq), 8);
 	CHECK_EQ(virtq_add(h.vq, sg, 3, 2, COOKIE(3)), 0);         /* 5 used */
 	CHECK_EQ(virtq_add(h.vq, sg, 2, 2, COOKIE(4)), -ENOSPC);   /* 4 > 3 */
@@ -527,8 +512,7 @@ t_add_errors(const struct test_cfg *cfg)
 	/* Split: 1 + 1 + 3 chains; packed: 8 + 5 + 3 descriptors. */
 	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 16 : 5)));
 	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 4);
-	CHECK_EQ(h_drain(&h), 4);
+	CHECK_EQ(h_complete_drain(&h, 4), 0);
 	/* A NULL cookie stops add_inbufs there. */
 	cookies[1] = NULL;
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 3), 1);
@@ -607,11 +591,7 @@ t_publish_groups(const struct test_cfg *cfg)
 	CHECK_EQ(h_setup(&h, cfg, 32), 0);
 	G = virtq_publish_group(h.vq);
 	CHECK_EQ(G, t_packed(cfg) ? 4 : 8);
-	for (i = 0; i < 32; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = 60;
-		cookies[i] = COOKIE(1 + i);
-	}
+	t_bufs(sg, cookies, 32, 60, 1);
 	s = h.start;
 	g = (uint16_t)((G - (s & (G - 1))) & (G - 1));   /* to the next multiple of G */
 	if (cfg->event_idx)
@@ -647,8 +627,7 @@ t_publish_groups(const struct test_cfg *cfg)
 		CHECK(!h_kick(&h));
 		n++;
 	}
-	CHECK_EQ(h_dev_complete_all(&h), n + G + 2);
-	CHECK_EQ(h_drain(&h), n + G + 2);
+	CHECK_EQ(h_complete_drain(&h, n + G + 2), 0);
 	CHECK_EQ(virtq_num_free(h.vq), 32);
 
 	/* Many laps of bursts of 7: group edges fall everywhere in a burst,
@@ -662,8 +641,7 @@ t_publish_groups(const struct test_cfg *cfg)
 		CHECK_EQ(fake_dev_avail_count(&h.dev),
 			 (uint16_t)(pub - q) <= 7 ? (uint16_t)(pub - q) : 0);
 		h_kick(&h);
-		CHECK_EQ(h_dev_complete_all(&h), 7);
-		CHECK_EQ(h_drain(&h), 7);
+		CHECK_EQ(h_complete_drain(&h, 7), 0);
 		/* Receive buffers: packed as above, split only at the kick. */
 		q = virtq_avail_idx(h.vq);
 		CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 9), 9);
@@ -672,8 +650,7 @@ t_publish_groups(const struct test_cfg *cfg)
 			 t_packed(cfg) && (uint16_t)(pub - q) <= 9 ? (uint16_t)(pub - q) : 0);
 		h_kick(&h);
 		CHECK_EQ(fake_dev_avail_count(&h.dev), 9);
-		CHECK_EQ(h_dev_complete_all(&h), 9);
-		CHECK_EQ(h_drain(&h), 9);
+		CHECK_EQ(h_complete_drain(&h, 9), 0);
 	}
 	ret = 0;
 teardown:
@@ -803,8 +780,7 @@ t_vring_base(const struct test_cfg *cfg)
 	for (i = 0; i < 7; i++) {
 		CHECK_EQ(h_add_chain(&h, i + 1, 1, (uint16_t)(1 + i % 3), 8), 0);
 		h_kick(&h);
-		CHECK_EQ(h_dev_complete_all(&h), 1);
-		CHECK_EQ(h_drain(&h), 1);
+		CHECK_EQ(h_complete_drain(&h, 1), 0);
 	}
 	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 7 + 13 : 7)));
 	base = fake_dev_vring_base(&h.dev);         /* GET_VRING_BASE */
@@ -829,7 +805,7 @@ static const struct test_case cases[] = {
 	{ "detach_unused", t_detach_unused, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "re-init after detach", t_reinit_after_detach, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "vring base", t_vring_base, RUN_ALL, ON_BOTH },
-	{ "index wrap round trips, indirect tables of 2", t_wrap_indirect, RUN_ALL, ON_BOTH , ORDER_ANY },
+	{ "index wrap round trips, indirect tables of 2", t_wrap, RUN_ALL, ON_BOTH, ORDER_ANY, 2 },
 };
 
 const struct test_section test_section_ring = { cases, RTE_DIM(cases) };

@@ -86,18 +86,13 @@ t_rearm_race_threads(const struct test_cfg *cfg)
 	unsigned int spins = 0;
 	struct virtq_sg sg[NUM];
 	void *cookies[NUM];
-	unsigned int i;
 	int ret = -1;
 
 	memset(&x, 0, sizeof(x));
 	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
 	x.h = &h;
 	x.target = 100000;
-	for (i = 0; i < NUM; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = T_SEG_SIZE;
-		cookies[i] = COOKIE(i + 1);
-	}
+	t_bufs(sg, cookies, NUM, T_SEG_SIZE, 1);
 	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, NUM), NUM);
 	virtq_kick_prepare(h.vq);
 	CHECK_EQ(pthread_create(&thr, NULL, race_device, &x), 0);
@@ -260,11 +255,7 @@ t_kick_race_threads(const struct test_cfg *cfg)
 	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
 	x.h = &h;
 	x.target = 100000;
-	for (i = 0; i < NUM; i++) {
-		sg[i].addr = t_seg_addr(i, 0);
-		sg[i].len = T_SEG_SIZE;
-		cookies[i] = COOKIE(i + 1);
-	}
+	t_bufs(sg, cookies, NUM, T_SEG_SIZE, 1);
 	CHECK_EQ(pthread_create(&thr, NULL, kick_device, &x), 0);
 	started = true;
 	/* Dribble the first buffers in one by one. */

@@ -50,6 +50,20 @@ t_seg_addr(unsigned int slot, unsigned int seg)
 /* Deterministic PRNG (xorshift32). */
 static uint32_t t_rng_state = T_RNG_SEED;
 
+void
+t_bufs(struct virtq_sg *sg, void **cookies, unsigned int n, uint32_t len,
+       unsigned int first_cookie)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sg[i].addr = t_seg_addr(i, 0);
+		sg[i].len = len;
+		if (cookies != NULL)
+			cookies[i] = COOKIE(first_cookie + i);
+	}
+}
+
 uint32_t
 t_rand(void)
 {
@@ -258,6 +272,42 @@ h_end(struct harness *h, int ret)
 {
 	h_teardown(h);
 	return ret;
+}
+
+int
+h_complete_drain(struct harness *h, unsigned int n)
+{
+	int done = h_dev_complete_all(h);
+	uint16_t taken;
+
+	if (done != (int)n) {
+		printf("#   the device completed %d chains, expected %u\n", done, n);
+		return -1;
+	}
+	taken = h_drain(h);
+	if (taken != n) {
+		printf("#   the driver took %u chains, expected %u\n", taken, n);
+		return -1;
+	}
+	return 0;
+}
+
+int
+h_check_broken(struct harness *h, const char *reason)
+{
+	const char *got = virtq_broken_reason(h->vq);
+	uint64_t bad_used = virtq_stats(h->vq)->bad_used;
+
+	if (!virtq_is_broken(h->vq) || got == NULL) {
+		printf("#   the queue is not broken, expected '%s'\n", reason);
+		return -1;
+	}
+	if (bad_used != 1 || strcmp(got, reason) != 0) {
+		printf("#   broken with bad_used %" PRIu64 " for '%s', expected 1 for '%s'\n",
+		       bad_used, got, reason);
+		return -1;
+	}
+	return 0;
 }
 
 int

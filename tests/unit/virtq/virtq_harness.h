@@ -47,6 +47,7 @@ struct test_cfg {
 	bool event_idx;
 	enum test_start start;
 	bool in_order;   /* params.in_order; the fake device batches as lib/vhost */
+	uint16_t indirect_max;  /* the case's test_case.indirect_max (not a configuration) */
 };
 
 /* Which configurations a case runs on: an event idx filter ... */
@@ -77,6 +78,10 @@ struct test_case {
 	enum test_runs runs;
 	enum test_layouts layouts;
 	enum test_order order;
+	/* For a case that runs with and without indirect tables: the table
+	 * size its cfg->indirect_max says (0: none).
+	 */
+	uint16_t indirect_max;
 };
 
 /* One file's cases. */
@@ -101,6 +106,13 @@ extern const struct test_section test_section_in_order;
 extern uint8_t t_mem[64][4][T_SEG_SIZE];
 
 uint64_t t_seg_addr(unsigned int slot, unsigned int seg);
+
+/*
+ * @p n buffers, one a segment: sg[i] at t_seg_addr(i, 0), @p len bytes;
+ * cookies[i] = COOKIE(@p first_cookie + i) unless @p cookies is NULL.
+ */
+void t_bufs(struct virtq_sg *sg, void **cookies, unsigned int n, uint32_t len,
+	    unsigned int first_cookie);
 
 /* Deterministic PRNG (xorshift32), seeded with T_RNG_SEED at start. */
 #define T_RNG_SEED 2463534242u
@@ -142,6 +154,16 @@ uint16_t h_drain(struct harness *h);
  * call decision of the flush, or -1.
  */
 int h_round_trip(struct harness *h, uint16_t n);
+/*
+ * Device completes everything available, which must be exactly @p n chains;
+ * the driver then takes exactly @p n. Returns 0, or -1 with a diagnostic.
+ */
+int h_complete_drain(struct harness *h, unsigned int n);
+/*
+ * The queue is broken by one bad used element, for @p reason. Returns 0,
+ * or -1 with a diagnostic.
+ */
+int h_check_broken(struct harness *h, const char *reason);
 /* True if a power-monitor wait on the address would sleep now. */
 bool h_monitor_sleeps(volatile void *addr, uint64_t expected, uint64_t mask, uint8_t size);
 

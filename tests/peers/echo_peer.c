@@ -3,28 +3,38 @@
  */
 
 /*
- * vhost_peer: the back-end side of the l3fwd-power tests.
+ * echo_peer: the back end of every two-process test whose front end sends
+ * the traffic back: DPDK's l3fwd-power (tests/l3fwd) and vnapi-fwd
+ * (tests/napi_fwd).
  *
  * One process, one lcore. DPDK's net_vhost (loaded from DPDK's plugin
- * directory) is the vhost-user server; the front end under test (net_vnapi or
- * net_virtio_user inside DPDK's l3fwd-power example) connects to it. The peer
- * sends Ethernet/IPv4/UDP frames to 1.1.1.1 (l3fwd-power's LPM route
- * 1.1.1.0/24 -> port 0; with only port 0 enabled every IPv4 packet goes back
- * out of port 0 anyway) and receives them back.
+ * directory, probed here on --iface SOCK) is the vhost-user server; the
+ * front end under test (net_vnapi or net_virtio_user inside the forwarder)
+ * connects to it. The peer sends Ethernet/IPv4/UDP frames to 1.1.1.1
+ * (l3fwd-power's LPM route 1.1.1.0/24 -> port 0; with only port 0 enabled
+ * every IPv4 packet goes back out of port 0 anyway) and receives them back.
  *
  * Every frame carries a magic, a run id, a phase, a sequence number, the
  * CLOCK_MONOTONIC send time and a pattern derived from the rest. A returned
- * frame must show l3fwd-power's work (destination MAC 02:00:00:00:00:00,
- * TTL decremented by one) and nothing else changed; the receive time minus
- * the send time in the payload is its round-trip latency.
+ * frame must show what the forwarder does to it (--expect) and nothing else
+ * changed:
+ *   routed   l3fwd-power: destination MAC 02:00:00:00:00:00, source the
+ *            front end's (--fe-mac), TTL decremented by one (the default);
+ *   io       vnapi-fwd --fwd io: the frame as sent;
+ *   macswap  vnapi-fwd --fwd macswap: the MAC addresses swapped.
+ * The receive time minus the send time in the payload is its round trip.
  *
- * Every mode first sends one warm-up packet and waits (generously) for it to
- * come back, so that l3fwd-power is known to be in its main loop; then it
- * lets l3fwd-power settle into its interrupt sleep (--settle-ms).
+ * Every mode first sends a warm-up packet and waits (generously) for it to
+ * come back, resending it every --warmup-resend-ms (0: never, so that the
+ * forwarder sees exactly one), so that the forwarder is known to be in its
+ * main loop; then it lets the forwarder settle into its interrupt sleep
+ * (--settle-ms).
  *
  * Modes:
- *   --count N    N packets in bursts, at most --window in flight, so that no
- *                ring on the path can overflow; exactly N must come back.
+ *   --count N    N packets in bursts of --burst-size, at most --window in
+ *                flight (so that no ring on the path can overflow), with
+ *                --gap-us of receive-only time after each burst; exactly N
+ *                must come back.
  *   --sparse N   N single packets, each sent a random --gap-min-us ..
  *                --gap-max-us after the previous one came back; each must
  *                come back within --loss-timeout-ms (else lost) and, with
@@ -33,9 +43,10 @@
  *                run-queue wait of the two processes (--bound-on net applies
  *                the bound to the latter: see "scheduler accounting").
  *   --idle S     send nothing for S seconds ("IDLE begin" / "IDLE end" lines
- *                frame the window), wait --settle-ms, then one check packet.
+ *                frame the window), wait --settle-ms, then one check packet
+ *                (counted as the one packet sent; same latency bound).
  *
- * Usage: vhost_peer [EAL options] -- --iface SOCK MODE [options]
+ * Usage: echo_peer [EAL options] -- --iface SOCK MODE [options]
  * The last line of a finished run is "RESULT: PASS|FAIL key=value...";
  * with --linger S the process then keeps the port up (draining stray packets)
  * until SIGINT/SIGTERM or for S seconds, so that the front end can be stopped
@@ -50,7 +61,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -58,21 +68,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <rte_byteorder.h>
 #include <rte_common.h>
-#include <rte_dev.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_udp.h>
+
+#include "peer_frame.h"
+#include "peer_opt.h"
+#include "peer_port.h"
+#include "peer_util.h"
 
 #include "vnapi_compat.h"
 
@@ -87,7 +98,6 @@
 #define PEER_DEV_NAME   "net_vhost0"
 #define PEER_MAGIC      0x564e4c33u /* "VNL3" */
 #define PEER_BURST      32
-#define PEER_WARMUP_RESEND_MS 1000  /* resend the warm-up packet after this long */
 #define PEER_WARMUP_MAX 64          /* warm-up packets at most */
 #define PEER_NB_MBUFS   8191
 #define PEER_MBUF_CACHE 256
@@ -123,10 +133,23 @@ static const char * const peer_mode_names[] = {
 	[PEER_MODE_IDLE] = "idle",
 };
 
+/* What the forwarder does to a frame before sending it back. */
+enum peer_expect {
+	PEER_EXPECT_ROUTED,  /* l3fwd-power */
+	PEER_EXPECT_IO,      /* vnapi-fwd --fwd io */
+	PEER_EXPECT_MACSWAP, /* vnapi-fwd --fwd macswap */
+};
+
+static const char * const peer_expect_names[] = {
+	[PEER_EXPECT_ROUTED] = "routed",
+	[PEER_EXPECT_IO] = "io",
+	[PEER_EXPECT_MACSWAP] = "macswap",
+	NULL,
+};
+
 enum peer_phase {
 	PEER_PHASE_WARMUP,
-	PEER_PHASE_TRAFFIC, /* count or sparse packets */
-	PEER_PHASE_CHECK,   /* the packet after the idle window */
+	PEER_PHASE_TRAFFIC, /* count or sparse packets, or idle's check packet */
 	PEER_PHASE_MAX,
 };
 
@@ -157,8 +180,12 @@ struct peer_opts {
 	uint32_t gap_min_us;
 	uint32_t gap_max_us;
 	uint32_t max_latency_us;   /* 0: no bound */
-	bool bound_net;            /* bound the latency net of run-queue wait */
+	int bound_net;             /* bound the latency net of run-queue wait (1) or raw (0) */
 	uint32_t window;
+	uint32_t burst_size;
+	uint32_t gap_us;           /* count: receive-only time after each burst */
+	int expect;                /* enum peer_expect */
+	uint32_t warmup_resend_ms; /* 0: one warm-up packet only */
 	uint32_t loss_timeout_ms;
 	uint32_t warmup_timeout_ms;
 	uint32_t settle_ms;
@@ -169,6 +196,7 @@ struct peer_opts {
 	struct rte_ether_addr fe_mac;
 	bool linger;
 	double linger_s;
+	unsigned int nb_modes;
 };
 
 /* Per-phase bookkeeping: one byte per sequence number, latency per packet. */
@@ -214,40 +242,6 @@ peer_on_signal(int sig)
 	peer_quit = 1;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	/* xorshift64* */
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
-static void
-pattern_fill(uint8_t *p, uint32_t run_id, uint32_t seq, uint8_t phase)
-{
-	uint32_t v = run_id ^ (seq * 2654435761u) ^ ((uint32_t)phase << 24);
-	unsigned int i;
-
-	for (i = 0; i < PEER_PATTERN; i++) {
-		v = v * 1103515245u + 12345u;
-		p[i] = (uint8_t)(v >> 16);
-	}
-}
-
 static void
 note_bad(struct peer *pr, const char *what, uint32_t seq)
 {
@@ -258,10 +252,35 @@ note_bad(struct peer *pr, const char *what, uint32_t seq)
 
 /* ---- frames ------------------------------------------------------------ */
 
+/* The pattern of packet @p seq of @p phase in this run. */
+static void
+frame_pattern(const struct peer *pr, uint8_t *p, uint32_t seq, uint8_t phase)
+{
+	peer_pattern_fill(p, PEER_PATTERN,
+			  pr->run_id ^ (seq * 2654435761u) ^ ((uint32_t)phase << 24));
+}
+
+/* The destination of what we send. */
+static const struct rte_ether_addr *
+frame_fe_mac(const struct peer *pr)
+{
+	return pr->o.have_fe_mac ? &pr->o.fe_mac : &peer_default_fe_mac;
+}
+
 static struct rte_mbuf *
 frame_build(struct peer *pr, enum peer_phase phase, uint32_t seq)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pr->pool);
+	struct peer_udp h = {
+		.src = pr->mac,
+		.dst = *frame_fe_mac(pr),
+		.ip_src = PEER_IP_SRC,
+		.ip_dst = PEER_IP_DST,
+		.port_src = PEER_UDP_SRC,
+		.port_dst = PEER_UDP_DST,
+		.ip_id = (uint16_t)seq,
+		.ttl = PEER_TTL,
+	};
 	struct peer_frame *f;
 
 	if (m == NULL)
@@ -272,27 +291,13 @@ frame_build(struct peer *pr, enum peer_phase phase, uint32_t seq)
 		return NULL;
 	}
 	memset(f, 0, sizeof(*f));
-	rte_ether_addr_copy(pr->o.have_fe_mac ? &pr->o.fe_mac : &peer_default_fe_mac,
-			    &f->eth.dst_addr);
-	rte_ether_addr_copy(&pr->mac, &f->eth.src_addr);
-	f->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	f->ip.version_ihl = RTE_IPV4_VHL_DEF;
-	f->ip.total_length = rte_cpu_to_be_16(sizeof(*f) - sizeof(f->eth));
-	f->ip.packet_id = rte_cpu_to_be_16((uint16_t)seq);
-	f->ip.time_to_live = PEER_TTL;
-	f->ip.next_proto_id = IPPROTO_UDP;
-	f->ip.src_addr = rte_cpu_to_be_32(PEER_IP_SRC);
-	f->ip.dst_addr = rte_cpu_to_be_32(PEER_IP_DST);
-	f->ip.hdr_checksum = rte_ipv4_cksum(&f->ip);
-	f->udp.src_port = rte_cpu_to_be_16(PEER_UDP_SRC);
-	f->udp.dst_port = rte_cpu_to_be_16(PEER_UDP_DST);
-	f->udp.dgram_len = rte_cpu_to_be_16(sizeof(f->udp) + sizeof(f->pl));
+	peer_udp_fill((uint8_t *)f, sizeof(*f), &h);
 	f->pl.magic = PEER_MAGIC;
 	f->pl.run_id = pr->run_id;
 	f->pl.seq = seq;
 	f->pl.phase = (uint8_t)phase;
-	pattern_fill(f->pl.pattern, pr->run_id, seq, (uint8_t)phase);
-	f->pl.t_ns = now_ns();
+	frame_pattern(pr, f->pl.pattern, seq, (uint8_t)phase);
+	f->pl.t_ns = peer_now_ns();
 	return m;
 }
 
@@ -302,7 +307,39 @@ frame_stamp(struct rte_mbuf *m)
 {
 	struct peer_frame *f = rte_pktmbuf_mtod(m, struct peer_frame *);
 
-	f->pl.t_ns = now_ns();
+	f->pl.t_ns = peer_now_ns();
+}
+
+/* NULL when the frame's addresses and TTL show the forwarder's work (--expect). */
+static const char *
+frame_check_fwd(const struct peer *pr, const struct peer_frame *f)
+{
+	const struct rte_ether_addr *fe = frame_fe_mac(pr);
+
+	switch (pr->o.expect) {
+	case PEER_EXPECT_ROUTED:
+		/* l3fwd-power's work: routed back out of port 0, TTL decremented. */
+		if (!rte_is_same_ether_addr(&f->eth.dst_addr, &peer_l3fwd_dst))
+			return "destination MAC is not l3fwd-power's 02:00:00:00:00:00";
+		if (pr->o.have_fe_mac && !rte_is_same_ether_addr(&f->eth.src_addr, fe))
+			return "source MAC is not the front end's";
+		if (f->ip.time_to_live != PEER_TTL - 1)
+			return "TTL not decremented by exactly one";
+		return NULL;
+	case PEER_EXPECT_IO:
+		if (!rte_is_same_ether_addr(&f->eth.dst_addr, fe) ||
+		    !rte_is_same_ether_addr(&f->eth.src_addr, &pr->mac))
+			return "MACs changed";
+		break;
+	case PEER_EXPECT_MACSWAP:
+		if (!rte_is_same_ether_addr(&f->eth.dst_addr, &pr->mac) ||
+		    !rte_is_same_ether_addr(&f->eth.src_addr, fe))
+			return "MACs not swapped";
+		break;
+	}
+	if (f->ip.time_to_live != PEER_TTL)
+		return "TTL changed";
+	return NULL;
 }
 
 /* Check one returned frame and account for it. */
@@ -312,6 +349,7 @@ frame_check(struct peer *pr, struct rte_mbuf *m, uint64_t t_rx)
 	const struct peer_frame *f;
 	struct peer_phase_state *ps;
 	uint8_t pat[PEER_PATTERN];
+	const char *why;
 	uint32_t seq;
 
 	if (m->nb_segs != 1 || rte_pktmbuf_pkt_len(m) != sizeof(*f)) {
@@ -337,20 +375,12 @@ frame_check(struct peer *pr, struct rte_mbuf *m, uint64_t t_rx)
 		note_bad(pr, "IPv4/UDP header changed", seq);
 		return;
 	}
-	/* l3fwd-power's work: routed back out of port 0, TTL decremented. */
-	if (!rte_is_same_ether_addr(&f->eth.dst_addr, &peer_l3fwd_dst)) {
-		note_bad(pr, "destination MAC is not l3fwd-power's 02:00:00:00:00:00", seq);
+	why = frame_check_fwd(pr, f);
+	if (why != NULL) {
+		note_bad(pr, why, seq);
 		return;
 	}
-	if (pr->o.have_fe_mac && !rte_is_same_ether_addr(&f->eth.src_addr, &pr->o.fe_mac)) {
-		note_bad(pr, "source MAC is not the front end's", seq);
-		return;
-	}
-	if (f->ip.time_to_live != PEER_TTL - 1) {
-		note_bad(pr, "TTL not decremented by exactly one", seq);
-		return;
-	}
-	pattern_fill(pat, pr->run_id, seq, f->pl.phase);
+	frame_pattern(pr, pat, seq, f->pl.phase);
 	if (memcmp(pat, f->pl.pattern, sizeof(pat)) != 0) {
 		note_bad(pr, "payload pattern corrupted", seq);
 		return;
@@ -381,7 +411,7 @@ peer_rx(struct peer *pr)
 	n = rte_eth_rx_burst(pr->port, 0, pkts, PEER_BURST);
 	if (n == 0)
 		return 0;
-	t = now_ns();
+	t = peer_now_ns();
 	for (i = 0; i < n; i++) {
 		frame_check(pr, pkts[i], t);
 		rte_pktmbuf_free(pkts[i]);
@@ -392,20 +422,20 @@ peer_rx(struct peer *pr)
 static bool
 past_deadline(const struct peer *pr)
 {
-	return now_ns() >= pr->deadline_ns;
+	return peer_now_ns() >= pr->deadline_ns;
 }
 
 /* Poll rx until `until_ns` (sleeping in 1 ms steps when `lazy`). */
 static int
 peer_drain_until(struct peer *pr, uint64_t until_ns, bool lazy)
 {
-	while (now_ns() < until_ns) {
+	while (peer_now_ns() < until_ns) {
 		if (peer_quit)
 			return PEER_EXIT_INTERRUPTED;
 		if (past_deadline(pr))
 			return PEER_EXIT_DEADLINE;
 		if (peer_rx(pr) == 0 && lazy) {
-			uint64_t left = until_ns - now_ns();
+			uint64_t left = until_ns - peer_now_ns();
 			struct timespec ts = { 0, (long)RTE_MIN(left, 1000000ull) };
 
 			if ((int64_t)left > 0)
@@ -542,13 +572,13 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		}
 		frame_stamp(m);
 	}
-	t_end = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	t_end = peer_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	while (!ps->seen[seq]) {
 		if (peer_quit)
 			return PEER_EXIT_INTERRUPTED;
 		if (past_deadline(pr))
 			return PEER_EXIT_DEADLINE;
-		if (now_ns() >= t_end)
+		if (peer_now_ns() >= t_end)
 			return PEER_EXIT_PASS;
 		peer_rx(pr);
 	}
@@ -563,8 +593,11 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 static int
 peer_port_setup(struct peer *pr)
 {
-	struct rte_eth_conf conf;
-	char devargs[512];
+	struct peer_port_conf c = {
+		.nb_queues = 1,
+		.nb_desc = PEER_RING_SIZE,
+		.quiet = true,
+	};
 	int ret;
 
 	pr->pool = rte_pktmbuf_pool_create("peer_pool", PEER_NB_MBUFS, PEER_MBUF_CACHE, 0,
@@ -573,27 +606,11 @@ peer_port_setup(struct peer *pr)
 		printf("# mbuf pool: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	snprintf(devargs, sizeof(devargs), "%s,iface=%s,queues=1", PEER_DEV_NAME, pr->o.iface);
-	ret = rte_dev_probe(devargs);
-	if (ret != 0) {
-		printf("# probe %s: %s\n", devargs, rte_strerror(-ret));
+	c.rx_pool = pr->pool;
+	if (peer_vhost_probe(PEER_DEV_NAME, pr->o.iface, 1, &pr->port) != 0)
 		return -1;
-	}
-	ret = rte_eth_dev_get_port_by_name(PEER_DEV_NAME, &pr->port);
-	if (ret != 0) {
-		printf("# no port named %s\n", PEER_DEV_NAME);
-		return -1;
-	}
-	memset(&conf, 0, sizeof(conf));
-	/* net_vhost creates (and listens on) its socket here. */
-	ret = rte_eth_dev_configure(pr->port, 1, 1, &conf);
-	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(pr->port, 0, PEER_RING_SIZE, rte_socket_id(), NULL,
-					     pr->pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(pr->port, 0, PEER_RING_SIZE, rte_socket_id(), NULL);
-	if (ret == 0)
-		ret = rte_eth_dev_start(pr->port);
+	/* net_vhost creates (and listens on) its socket at configure. */
+	ret = peer_port_start(pr->port, PEER_DEV_NAME, &c);
 	if (ret == 0)
 		ret = rte_eth_macaddr_get(pr->port, &pr->mac);
 	if (ret != 0) {
@@ -606,24 +623,17 @@ peer_port_setup(struct peer *pr)
 static int
 peer_wait_link(struct peer *pr)
 {
-	uint64_t t0 = now_ns();
-	uint64_t end = t0 + (uint64_t)(pr->o.link_timeout_s * 1e9);
-	struct rte_eth_link link;
+	double took;
+	int ret;
 
-	for (;;) {
-		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(pr->port, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_UP)
-			break;
-		if (peer_quit)
-			return PEER_EXIT_INTERRUPTED;
-		if (now_ns() >= end) {
-			printf("# link not up within %.1f s\n", pr->o.link_timeout_s);
-			return PEER_EXIT_LINK;
-		}
-		rte_delay_us_sleep(1000);
+	ret = peer_link_wait(pr->port, true, pr->o.link_timeout_s, &peer_quit, NULL, &took);
+	if (ret == -EINTR)
+		return PEER_EXIT_INTERRUPTED;
+	if (ret != 0) {
+		printf("# link not up within %.1f s\n", pr->o.link_timeout_s);
+		return PEER_EXIT_LINK;
 	}
-	printf("LINK up after %.3f s\n", (double)(now_ns() - t0) / 1e9);
+	printf("LINK up after %.3f s\n", took);
 	return PEER_EXIT_PASS;
 }
 
@@ -652,30 +662,32 @@ phase_free(struct peer_phase_state *ps)
 static int
 peer_warmup(struct peer *pr)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = peer_now_ns();
 	bool back;
 	int ret;
 
 	/*
-	 * One warm-up packet a second until one is back: a front end that
-	 * loses the wakeup at arming (net_virtio_user 22.11 does, see
-	 * tests/race) would otherwise sleep on the first one for good, and
-	 * the test would measure that bug instead of the mode it runs.
+	 * One warm-up packet every --warmup-resend-ms until one is back: a
+	 * front end that loses the wakeup at arming (net_virtio_user 22.11
+	 * does, see vhost_pair --scenario race) would otherwise sleep on the
+	 * first one for good, and the test would measure that bug instead of
+	 * the mode it runs.
 	 */
 	do {
-		ret = peer_one(pr, PEER_PHASE_WARMUP, PEER_WARMUP_RESEND_MS, &back);
+		ret = peer_one(pr, PEER_PHASE_WARMUP, pr->o.warmup_resend_ms != 0 ?
+			       pr->o.warmup_resend_ms : pr->o.warmup_timeout_ms, &back);
 		if (ret != PEER_EXIT_PASS)
 			return ret;
-	} while (!back && now_ns() - t0 < (uint64_t)pr->o.warmup_timeout_ms * 1000000ull &&
+	} while (!back && peer_now_ns() - t0 < (uint64_t)pr->o.warmup_timeout_ms * 1000000ull &&
 		 pr->ph[PEER_PHASE_WARMUP].sent < pr->ph[PEER_PHASE_WARMUP].cap);
 	if (!back) {
 		printf("# warm-up packet not back within %" PRIu32 " ms\n",
 		       pr->o.warmup_timeout_ms);
 		return PEER_EXIT_FAIL;
 	}
-	printf("WARMUP back after %.3f ms\n", (double)(now_ns() - t0) / 1e6);
+	printf("WARMUP back after %.3f ms\n", (double)(peer_now_ns() - t0) / 1e6);
 	sched_watch_setup(pr);
-	return peer_drain_until(pr, now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, true);
+	return peer_drain_until(pr, peer_now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, true);
 }
 
 static int
@@ -684,7 +696,7 @@ peer_count(struct peer *pr)
 	struct peer_phase_state *ps = &pr->ph[PEER_PHASE_TRAFFIC];
 	struct rte_mbuf *pend[PEER_BURST];
 	uint16_t npend = 0, sent, i;
-	uint64_t t0 = now_ns(), t_last;
+	uint64_t t0 = peer_now_ns(), t_last;
 	int ret;
 
 	while (ps->sent < pr->o.count || npend > 0) {
@@ -695,7 +707,7 @@ peer_count(struct peer *pr)
 			return PEER_EXIT_DEADLINE;
 		}
 		/* Refill the pending burst within the in-flight window. */
-		while (npend < PEER_BURST && ps->sent < pr->o.count &&
+		while (npend < pr->o.burst_size && ps->sent < pr->o.count &&
 		       ps->sent - ps->rcvd < pr->o.window) {
 			struct rte_mbuf *m = frame_build(pr, PEER_PHASE_TRAFFIC, ps->sent);
 
@@ -712,24 +724,31 @@ peer_count(struct peer *pr)
 					pend[i - sent] = pend[i];
 			}
 			npend -= sent;
+			/* A whole burst is out: receive only for --gap-us. */
+			if (npend == 0 && pr->o.gap_us != 0) {
+				ret = peer_drain_until(pr, peer_now_ns() +
+						       (uint64_t)pr->o.gap_us * 1000, false);
+				if (ret != PEER_EXIT_PASS)
+					return ret;
+			}
 		}
 		peer_rx(pr);
 	}
 	/* Everything is sent: wait for the rest, then linger a little to catch
 	 * duplicates. */
-	t_last = now_ns();
+	t_last = peer_now_ns();
 	while (ps->rcvd < ps->sent) {
 		if (peer_quit)
 			return PEER_EXIT_INTERRUPTED;
 		if (past_deadline(pr))
 			break;
-		if (now_ns() - t_last > (uint64_t)pr->o.loss_timeout_ms * 1000000ull)
+		if (peer_now_ns() - t_last > (uint64_t)pr->o.loss_timeout_ms * 1000000ull)
 			break;
 		peer_rx(pr);
 	}
 	printf("COUNT %" PRIu32 " sent, %" PRIu32 " back in %.3f s\n", ps->sent, ps->rcvd,
-	       (double)(now_ns() - t0) / 1e9);
-	ret = peer_drain_until(pr, now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
+	       (double)(peer_now_ns() - t0) / 1e9);
+	ret = peer_drain_until(pr, peer_now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
 	return ret == PEER_EXIT_DEADLINE ? PEER_EXIT_PASS : ret;
 }
 
@@ -742,8 +761,8 @@ peer_sparse(struct peer *pr)
 	int ret;
 
 	for (i = 0; i < pr->o.count; i++) {
-		uint64_t gap_ns = (uint64_t)(pr->o.gap_min_us + rng_next(&pr->rng) % span) * 1000;
-		uint64_t t_send = now_ns() + gap_ns;
+		uint64_t gap_ns = (uint64_t)(pr->o.gap_min_us + peer_rng_next(&pr->rng) % span) * 1000;
+		uint64_t t_send = peer_now_ns() + gap_ns;
 
 		if (pr->gap_us != NULL)
 			pr->gap_us[i] = (uint32_t)(gap_ns / 1000);
@@ -764,7 +783,7 @@ peer_sparse(struct peer *pr)
 			printf("# sparse packet %" PRIu32 " not back within %" PRIu32 " ms\n",
 			       i, pr->o.loss_timeout_ms);
 	}
-	return peer_drain_until(pr, now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
+	return peer_drain_until(pr, peer_now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
 }
 
 static int
@@ -775,58 +794,37 @@ peer_idle(struct peer *pr)
 	bool back;
 	int ret;
 
-	before = pr->ph[PEER_PHASE_WARMUP].rcvd + pr->stray + pr->dup + pr->bad;
-	t0 = now_ns();
+	before = pr->ph[PEER_PHASE_WARMUP].rcvd + pr->ph[PEER_PHASE_TRAFFIC].rcvd + pr->stray +
+		 pr->dup + pr->bad;
+	t0 = peer_now_ns();
 	printf("IDLE begin %.3f s\n", pr->o.idle_s);
 	fflush(stdout);
 	t_end = t0 + (uint64_t)(pr->o.idle_s * 1e9);
 	ret = peer_drain_until(pr, t_end, true);
 	if (ret != PEER_EXIT_PASS)
 		return ret;
-	pr->idle_rx = pr->ph[PEER_PHASE_WARMUP].rcvd + pr->stray + pr->dup + pr->bad - before;
-	printf("IDLE end %.3f s received %" PRIu64 "\n", (double)(now_ns() - t0) / 1e9,
+	pr->idle_rx = pr->ph[PEER_PHASE_WARMUP].rcvd + pr->ph[PEER_PHASE_TRAFFIC].rcvd +
+		      pr->stray + pr->dup + pr->bad - before;
+	printf("IDLE end %.3f s received %" PRIu64 "\n", (double)(peer_now_ns() - t0) / 1e9,
 	       pr->idle_rx);
 	fflush(stdout);
-	ret = peer_drain_until(pr, now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, true);
+	ret = peer_drain_until(pr, peer_now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, true);
 	if (ret != PEER_EXIT_PASS)
 		return ret;
-	ret = peer_one(pr, PEER_PHASE_CHECK, pr->o.loss_timeout_ms, &back);
+	ret = peer_one(pr, PEER_PHASE_TRAFFIC, pr->o.loss_timeout_ms, &back);
 	if (ret != PEER_EXIT_PASS)
 		return ret;
-	return peer_drain_until(pr, now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
+	return peer_drain_until(pr, peer_now_ns() + (uint64_t)pr->o.settle_ms * 1000000ull, false);
 }
 
 /* ---- report ------------------------------------------------------------ */
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static uint64_t
-percentile(const uint64_t *v, uint32_t n, double p)
-{
-	uint32_t rank;
-
-	if (n == 0)
-		return 0;
-	rank = (uint32_t)(p / 100.0 * n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
-}
 
 static int
 peer_report(struct peer *pr, int run_ret)
 {
 	struct peer_phase_state *tr = &pr->ph[PEER_PHASE_TRAFFIC];
-	struct peer_phase_state *ck = &pr->ph[PEER_PHASE_CHECK];
+	struct peer_phase_state *ck = tr; /* idle: the check packet */
 	char extra[1024] = "";
 	char reason[256] = "";
 	uint64_t lost = (uint64_t)tr->sent - tr->rcvd;
@@ -880,8 +878,8 @@ peer_report(struct peer *pr, int run_ret)
 			       tr->sched_ns[i] / 1e3);
 			b++;
 		}
-		qsort(raw, n, sizeof(*raw), cmp_u64);
-		qsort(net, n, sizeof(*net), cmp_u64);
+		peer_sort_u64(raw, n);
+		peer_sort_u64(net, n);
 		over = pr->o.bound_net ? over_net : over_raw;
 		off = snprintf(extra, sizeof(extra),
 			       " p50_us=%.1f p99_us=%.1f max_us=%.1f min_us=%.1f"
@@ -889,9 +887,9 @@ peer_report(struct peer *pr, int run_ret)
 			       " runq_wait_total_ms=%.3f runq_watched=%d"
 			       " bound_us=%" PRIu32 " bound_on=%s over_bound=%" PRIu64
 			       " over_bound_net=%" PRIu64 " hist_us=",
-			       percentile(raw, n, 50) / 1e3, percentile(raw, n, 99) / 1e3,
+			       peer_percentile_u64(raw, n, 50) / 1e3, peer_percentile_u64(raw, n, 99) / 1e3,
 			       n ? raw[n - 1] / 1e3 : 0.0, n ? raw[0] / 1e3 : 0.0,
-			       percentile(net, n, 50) / 1e3, percentile(net, n, 99) / 1e3,
+			       peer_percentile_u64(net, n, 50) / 1e3, peer_percentile_u64(net, n, 99) / 1e3,
 			       n ? net[n - 1] / 1e3 : 0.0, sched_total / 1e6,
 			       pr->fe_sched_fd >= 0, pr->o.max_latency_us,
 			       pr->o.bound_net ? "net" : "raw", over_raw, over_net);
@@ -918,7 +916,6 @@ peer_report(struct peer *pr, int run_ret)
 		snprintf(extra, sizeof(extra), " idle_s=%.3f idle_rx=%" PRIu64
 			 " check_back=%" PRIu32 " check_latency_us=%.1f check_net_latency_us=%.1f",
 			 pr->o.idle_s, pr->idle_rx, ck->rcvd, lat_us, lat_net / 1e3);
-		lost += (uint64_t)ck->sent - ck->rcvd;
 		if (ck->rcvd != 1) {
 			fail = true;
 			snprintf(reason, sizeof(reason), " reason=check_packet_lost");
@@ -962,168 +959,129 @@ peer_report(struct peer *pr, int run_ret)
 
 /* ---- options ----------------------------------------------------------- */
 
-static void
-usage(const char *prog)
+/* The options, with their defaults; main() copies them into its struct peer. */
+static struct peer_opts echo_opts = {
+	.window = 128,
+	.burst_size = PEER_BURST,
+	.expect = PEER_EXPECT_ROUTED,
+	.warmup_resend_ms = 1000,
+	.gap_min_us = 100,
+	.gap_max_us = 5000,
+	.loss_timeout_ms = 200,
+	.warmup_timeout_ms = 20000,
+	.settle_ms = 200,
+	.link_timeout_s = 30.0,
+	.timeout_s = 120.0,
+};
+
+static int
+opt_mode(struct peer_opts *o, enum peer_mode mode, const char *arg)
 {
-	fprintf(stderr,
-		"Usage: %s [EAL options] -- --iface SOCK MODE [options]\n"
-		"MODE: --count N | --sparse N | --idle SECONDS\n"
-		"  --window N            count: packets in flight at most (default 128)\n"
-		"  --gap-min-us N        sparse: shortest gap (default 100)\n"
-		"  --gap-max-us N        sparse: longest gap (default 5000)\n"
-		"  --max-latency-us N    sparse/idle: fail any packet slower than N us (0: off)\n"
-		"  --bound-on raw|net    apply it to the round trip (raw, default) or to the round\n"
-		"                        trip minus both processes' run-queue wait (net)\n"
-		"  --loss-timeout-ms N   a packet not back after N ms is lost (default 200)\n"
-		"  --warmup-timeout-ms N the warm-up packet's allowance (default 20000)\n"
-		"  --settle-ms N         quiet time after warm-up and around the idle window (default 200)\n"
-		"  --link-timeout S      wait at most S s for the link (default 30)\n"
-		"  --timeout S           whole run deadline after link up (default 120)\n"
-		"  --seed N              gap generator seed (default: time and pid)\n"
-		"  --fe-mac MAC          the front end's MAC: destination, and checked as source\n"
-		"  --linger S            after RESULT keep the port up until a signal, at most S s\n",
-		prog);
+	o->mode = mode;
+	o->nb_modes++;
+	if (mode == PEER_MODE_IDLE)
+		return peer_parse_double(arg, 0.0, 3600.0, &o->idle_s);
+	return peer_parse_u32(arg, 1, PEER_MAX_COUNT, &o->count);
 }
 
 static int
-parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+opt_count(const char *arg, void *dst)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
+	return opt_mode(dst, PEER_MODE_COUNT, arg);
 }
 
 static int
-parse_double(const char *s, double min, double max, double *out)
+opt_sparse(const char *arg, void *dst)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= min && v <= max))
-		return -1;
-	*out = v;
-	return 0;
+	return opt_mode(dst, PEER_MODE_SPARSE, arg);
 }
 
 static int
-parse_opts(int argc, char **argv, struct peer_opts *o)
+opt_idle(const char *arg, void *dst)
 {
-	enum {
-		OPT_IFACE = 256, OPT_COUNT, OPT_SPARSE, OPT_IDLE, OPT_WINDOW, OPT_GAP_MIN,
-		OPT_GAP_MAX, OPT_MAX_LAT, OPT_LOSS, OPT_WARMUP, OPT_SETTLE, OPT_LINK,
-		OPT_TIMEOUT, OPT_SEED, OPT_FE_MAC, OPT_LINGER, OPT_BOUND_ON, OPT_HELP,
-	};
-	static const struct option lo[] = {
-		{ "iface", required_argument, NULL, OPT_IFACE },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "sparse", required_argument, NULL, OPT_SPARSE },
-		{ "idle", required_argument, NULL, OPT_IDLE },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "gap-min-us", required_argument, NULL, OPT_GAP_MIN },
-		{ "gap-max-us", required_argument, NULL, OPT_GAP_MAX },
-		{ "max-latency-us", required_argument, NULL, OPT_MAX_LAT },
-		{ "loss-timeout-ms", required_argument, NULL, OPT_LOSS },
-		{ "warmup-timeout-ms", required_argument, NULL, OPT_WARMUP },
-		{ "settle-ms", required_argument, NULL, OPT_SETTLE },
-		{ "link-timeout", required_argument, NULL, OPT_LINK },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "fe-mac", required_argument, NULL, OPT_FE_MAC },
-		{ "linger", required_argument, NULL, OPT_LINGER },
-		{ "bound-on", required_argument, NULL, OPT_BOUND_ON },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, modes = 0;
-	uint32_t u;
+	return opt_mode(dst, PEER_MODE_IDLE, arg);
+}
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		int bad = 0;
+static int
+opt_fe_mac(const char *arg, void *dst)
+{
+	struct peer_opts *o = dst;
 
-		switch (c) {
-		case OPT_IFACE:
-			o->iface = optarg;
-			break;
-		case OPT_COUNT:
-		case OPT_SPARSE:
-			bad = parse_u32(optarg, 1, PEER_MAX_COUNT, &o->count);
-			o->mode = c == OPT_COUNT ? PEER_MODE_COUNT : PEER_MODE_SPARSE;
-			modes++;
-			break;
-		case OPT_IDLE:
-			bad = parse_double(optarg, 0.0, 3600.0, &o->idle_s);
-			o->mode = PEER_MODE_IDLE;
-			modes++;
-			break;
-		case OPT_WINDOW:
-			bad = parse_u32(optarg, 1, PEER_NB_MBUFS / 2, &o->window);
-			break;
-		case OPT_GAP_MIN:
-			bad = parse_u32(optarg, 0, 10000000, &o->gap_min_us);
-			break;
-		case OPT_GAP_MAX:
-			bad = parse_u32(optarg, 0, 10000000, &o->gap_max_us);
-			break;
-		case OPT_MAX_LAT:
-			bad = parse_u32(optarg, 0, UINT32_MAX, &o->max_latency_us);
-			break;
-		case OPT_LOSS:
-			bad = parse_u32(optarg, 1, 600000, &o->loss_timeout_ms);
-			break;
-		case OPT_WARMUP:
-			bad = parse_u32(optarg, 1, 600000, &o->warmup_timeout_ms);
-			break;
-		case OPT_SETTLE:
-			bad = parse_u32(optarg, 0, 60000, &o->settle_ms);
-			break;
-		case OPT_LINK:
-			bad = parse_double(optarg, 0.0, 3600.0, &o->link_timeout_s);
-			break;
-		case OPT_TIMEOUT:
-			bad = parse_double(optarg, 0.001, 36000.0, &o->timeout_s);
-			break;
-		case OPT_SEED:
-			bad = parse_u32(optarg, 0, UINT32_MAX, &u);
-			o->seed = u;
-			break;
-		case OPT_FE_MAC:
-			bad = rte_ether_unformat_addr(optarg, &o->fe_mac);
-			o->have_fe_mac = true;
-			break;
-		case OPT_LINGER:
-			o->linger = true;
-			bad = parse_double(optarg, 0.0, 36000.0, &o->linger_s);
-			break;
-		case OPT_BOUND_ON:
-			if (strcmp(optarg, "raw") == 0)
-				o->bound_net = false;
-			else if (strcmp(optarg, "net") == 0)
-				o->bound_net = true;
-			else
-				bad = 1;
-			break;
-		default:
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bad value for --%s: '%s'\n", lo[c - OPT_IFACE].name,
-				optarg);
-			return -1;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+	o->have_fe_mac = true;
+	return rte_ether_unformat_addr(arg, &o->fe_mac) == 0 ? 0 : -1;
+}
+
+static int
+opt_linger(const char *arg, void *dst)
+{
+	struct peer_opts *o = dst;
+
+	o->linger = true;
+	return peer_parse_double(arg, 0.0, 36000.0, &o->linger_s);
+}
+
+static const char *const echo_bound_names[] = { "raw", "net", NULL };
+
+static const struct peer_opt echo_opt_table[] = {
+	{ .name = "iface", .type = PEER_OPT_STR, .dst = &echo_opts.iface, .arg = "SOCK",
+	  .help = "net_vhost's vhost-user socket (required)" },
+	{ .name = "count", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_count, .arg = "N",
+	  .help = "mode: N packets in bursts, exactly N back" },
+	{ .name = "sparse", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_sparse, .arg = "N",
+	  .help = "mode: N single packets with random gaps" },
+	{ .name = "idle", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_idle, .arg = "S",
+	  .help = "mode: S seconds of silence, then one check packet" },
+	{ .name = "expect", .type = PEER_OPT_CHOICE, .dst = &echo_opts.expect,
+	  .choices = peer_expect_names, .arg = "routed|io|macswap",
+	  .help = "the forwarder: l3fwd-power (default), vnapi-fwd --fwd io, macswap" },
+	{ .name = "window", .type = PEER_OPT_U32, .dst = &echo_opts.window, .min = 1,
+	  .max = PEER_NB_MBUFS / 2, .arg = "N", .help = "count: packets in flight at most (default 128)" },
+	{ .name = "burst-size", .type = PEER_OPT_U32, .dst = &echo_opts.burst_size, .min = 1,
+	  .max = PEER_BURST, .arg = "N", .help = "count: packets per tx burst (default 32)" },
+	{ .name = "gap-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_us, .max = 10000000,
+	  .arg = "N", .help = "count: receive-only time after each burst (default 0)" },
+	{ .name = "gap-min-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_min_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: shortest gap (default 100)" },
+	{ .name = "gap-max-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_max_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: longest gap (default 5000)" },
+	{ .name = "max-latency-us", .type = PEER_OPT_U32, .dst = &echo_opts.max_latency_us,
+	  .max = UINT32_MAX, .arg = "N",
+	  .help = "sparse/idle: fail any packet slower than N us (0: off)" },
+	{ .name = "bound-on", .type = PEER_OPT_CHOICE, .dst = &echo_opts.bound_net,
+	  .choices = echo_bound_names, .arg = "raw|net",
+	  .help = "the bound applies to the round trip, or to it net of run-queue wait" },
+	{ .name = "loss-timeout-ms", .type = PEER_OPT_U32, .dst = &echo_opts.loss_timeout_ms,
+	  .min = 1, .max = 600000, .arg = "N",
+	  .help = "a packet not back after N ms is lost (default 200)" },
+	{ .name = "warmup-timeout-ms", .type = PEER_OPT_U32, .dst = &echo_opts.warmup_timeout_ms,
+	  .min = 1, .max = 600000, .arg = "N",
+	  .help = "the warm-up packet's allowance (default 20000)" },
+	{ .name = "warmup-resend-ms", .type = PEER_OPT_U32, .dst = &echo_opts.warmup_resend_ms,
+	  .max = 600000, .arg = "N",
+	  .help = "resend the warm-up packet after N ms (default 1000; 0 never)" },
+	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &echo_opts.settle_ms, .max = 60000,
+	  .arg = "N", .help = "quiet after warm-up and around the idle window (default 200)" },
+	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &echo_opts.link_timeout_s,
+	  .dmax = 3600, .arg = "S", .help = "wait at most S s for the link (default 30)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &echo_opts.timeout_s,
+	  .dmin = 0.001, .dmax = 36000, .arg = "S",
+	  .help = "whole run deadline after link up (default 120)" },
+	{ .name = "seed", .type = PEER_OPT_U64, .dst = &echo_opts.seed, .max = UINT32_MAX,
+	  .arg = "N", .help = "gap generator seed (default: time and pid)" },
+	{ .name = "fe-mac", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_fe_mac,
+	  .arg = "MAC", .help = "the front end's MAC: destination, checked on return" },
+	{ .name = "linger", .type = PEER_OPT_FN, .dst = &echo_opts, .fn = opt_linger,
+	  .arg = "S", .help = "after RESULT keep the port up until a signal, at most S s" },
+};
+
+static int
+parse_opts(int argc, char **argv)
+{
+	const struct peer_opts *o = &echo_opts;
+
+	if (peer_opts_parse(argc, argv, echo_opt_table, RTE_DIM(echo_opt_table)) != 0)
 		return -1;
-	}
-	if (o->iface == NULL || modes != 1) {
+	if (o->iface == NULL || o->nb_modes != 1) {
 		fprintf(stderr, "need --iface and exactly one of --count, --sparse, --idle\n");
 		return -1;
 	}
@@ -1141,21 +1099,12 @@ main(int argc, char **argv)
 		.fe_sched_fd = -1,
 		.self_sched_fd = -1,
 		.fe_pid = -1,
-		.o = {
-			.window = 128,
-			.gap_min_us = 100,
-			.gap_max_us = 5000,
-			.loss_timeout_ms = 200,
-			.warmup_timeout_ms = 20000,
-			.settle_ms = 200,
-			.link_timeout_s = 30.0,
-			.timeout_s = 120.0,
-		},
 	};
+	bool probed = true;
 	int ret, code;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	pr.o.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	echo_opts.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -1165,23 +1114,24 @@ main(int argc, char **argv)
 	/* EAL leaves the program name in front of the application's options. */
 	argc -= ret;
 	argv += ret;
-	if (parse_opts(argc, argv, &pr.o) != 0) {
-		usage("vhost_peer");
+	if (parse_opts(argc, argv) != 0) {
+		peer_opts_usage(stderr, "echo_peer [EAL options] -- --iface SOCK MODE [options]",
+				echo_opt_table, RTE_DIM(echo_opt_table));
 		rte_eal_cleanup();
 		return PEER_EXIT_USAGE;
 	}
+	pr.o = echo_opts;
 	signal(SIGINT, peer_on_signal);
 	signal(SIGTERM, peer_on_signal);
 
 	pr.rng = pr.o.seed ? pr.o.seed : 0x9e3779b97f4a7c15ull;
-	pr.run_id = (uint32_t)rng_next(&pr.rng);
-	printf("# mode=%s seed=%" PRIu64 " run_id=%08" PRIx32 "\n", peer_mode_names[pr.o.mode],
-	       pr.o.seed, pr.run_id);
+	pr.run_id = (uint32_t)peer_rng_next(&pr.rng);
+	printf("# mode=%s expect=%s seed=%" PRIu64 " run_id=%08" PRIx32 "\n",
+	       peer_mode_names[pr.o.mode], peer_expect_names[pr.o.expect], pr.o.seed, pr.run_id);
 
 	if (phase_alloc(&pr.ph[PEER_PHASE_WARMUP], PEER_WARMUP_MAX, true) != 0 ||
 	    phase_alloc(&pr.ph[PEER_PHASE_TRAFFIC],
 			pr.o.mode == PEER_MODE_IDLE ? 1 : pr.o.count, true) != 0 ||
-	    phase_alloc(&pr.ph[PEER_PHASE_CHECK], 1, true) != 0 ||
 	    (pr.o.mode == PEER_MODE_SPARSE &&
 	     (pr.gap_us = calloc(pr.o.count, sizeof(*pr.gap_us))) == NULL) ||
 	    peer_port_setup(&pr) != 0) {
@@ -1193,7 +1143,7 @@ main(int argc, char **argv)
 	       RTE_ETHER_ADDR_BYTES(&pr.mac));
 
 	ret = peer_wait_link(&pr);
-	pr.deadline_ns = now_ns() + (uint64_t)(pr.o.timeout_s * 1e9);
+	pr.deadline_ns = peer_now_ns() + (uint64_t)(pr.o.timeout_s * 1e9);
 	if (ret == PEER_EXIT_PASS)
 		ret = peer_warmup(&pr);
 	if (ret == PEER_EXIT_PASS) {
@@ -1219,16 +1169,14 @@ main(int argc, char **argv)
 
 		printf("LINGER until a signal (at most %.0f s)\n", pr.o.linger_s);
 		pr.deadline_ns = UINT64_MAX;
-		peer_drain_until(&pr, now_ns() + (uint64_t)(pr.o.linger_s * 1e9), true);
+		peer_drain_until(&pr, peer_now_ns() + (uint64_t)(pr.o.linger_s * 1e9), true);
 		printf("LINGER end: %" PRIu64 " late or unexpected frames\n",
 		       pr.bad + pr.dup + pr.stray - before);
 	}
-	rte_eth_dev_stop(pr.port);
-	rte_eth_dev_close(pr.port);
+	peer_port_remove(PEER_DEV_NAME, &pr.port, &probed);
 out:
 	phase_free(&pr.ph[PEER_PHASE_WARMUP]);
 	phase_free(&pr.ph[PEER_PHASE_TRAFFIC]);
-	phase_free(&pr.ph[PEER_PHASE_CHECK]);
 	free(pr.gap_us);
 	if (pr.fe_sched_fd >= 0)
 		close(pr.fe_sched_fd);

@@ -52,7 +52,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -64,7 +63,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -77,6 +75,10 @@
 #include <rte_udp.h>
 
 #include "vnapi_compat.h"
+#include "peer_frame.h"
+#include "peer_opt.h"
+#include "peer_port.h"
+#include "peer_util.h"
 
 #define LP_PASS     0
 #define LP_FAIL     1
@@ -133,8 +135,8 @@ struct lp_phase {
 };
 
 static struct {
-	uint16_t size;
-	uint16_t queues;
+	uint32_t size;
+	uint32_t queues;
 	struct lp_phase phases[LP_MAX_PHASES];
 	unsigned int nb_phases;
 	double rr_s;
@@ -193,15 +195,6 @@ expired(void)
 	return quit || rte_rdtsc() > deadline_tsc;
 }
 
-static void
-sleep_us(uint64_t us)
-{
-	struct timespec ts = { .tv_sec = (time_t)(us / 1000000),
-			       .tv_nsec = (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static double
 tsc_us(uint64_t cyc)
 {
@@ -214,23 +207,19 @@ static void
 tmpl_init(void)
 {
 	struct lp_hdr *h = (struct lp_hdr *)tmpl;
+	/* l3fwd-power and vnapi-fwd do not filter on the destination MAC. */
+	struct peer_udp u = {
+		.src = macs[0],
+		.dst = { .addr_bytes = { 2, 0, 0, 0, 0, 0x0a } },
+		.ip_src = LP_IP_SRC,
+		.ip_dst = LP_IP_DST,
+		.port_src = 1024,
+		.port_dst = 2048,
+		.ttl = LP_TTL,
+	};
 
 	memset(tmpl, 0, sizeof(tmpl));
-	/* l3fwd-power and vnapi-fwd do not filter on the destination MAC. */
-	h->eth.dst_addr = (struct rte_ether_addr){ .addr_bytes = { 2, 0, 0, 0, 0, 0x0a } };
-	rte_ether_addr_copy(&macs[0], &h->eth.src_addr);
-	h->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	h->ip.version_ihl = RTE_IPV4_VHL_DEF;
-	h->ip.total_length = rte_cpu_to_be_16((uint16_t)(o.size - sizeof(h->eth)));
-	h->ip.time_to_live = LP_TTL;
-	h->ip.next_proto_id = IPPROTO_UDP;
-	h->ip.src_addr = rte_cpu_to_be_32(LP_IP_SRC);
-	h->ip.dst_addr = rte_cpu_to_be_32(LP_IP_DST);
-	h->ip.hdr_checksum = rte_ipv4_cksum(&h->ip);
-	h->udp.src_port = rte_cpu_to_be_16(1024);
-	h->udp.dst_port = rte_cpu_to_be_16(2048);
-	h->udp.dgram_len = rte_cpu_to_be_16((uint16_t)(o.size - sizeof(h->eth) -
-						       sizeof(h->ip)));
+	peer_udp_fill(tmpl, o.size, &u);
 	h->pl.magic = LP_MAGIC;
 	h->pl.run_id = run_id;
 }
@@ -373,8 +362,7 @@ tx_all(uint16_t pi, struct rte_mbuf **m, uint16_t n)
 static int
 ports_setup(void)
 {
-	struct rte_eth_conf conf;
-	uint16_t pid, q;
+	uint16_t pid;
 	unsigned int nb_mbufs;
 
 	nb_ports = 0;
@@ -397,23 +385,17 @@ ports_setup(void)
 		return LP_SETUP;
 	}
 	for (pid = 0; pid < nb_ports; pid++) {
-		memset(&conf, 0, sizeof(conf));
-		/* net_vhost creates its socket here. */
-		if (rte_eth_dev_configure(ports[pid], o.queues, o.queues, &conf) != 0) {
-			fprintf(stderr, "port %u: configure with %u queues failed\n", ports[pid],
+		const struct peer_port_conf c = {
+			.nb_queues = (uint16_t)o.queues,
+			.nb_desc = LP_RING,
+			.quiet = true,
+			.rx_pool = pool,
+		};
+
+		/* net_vhost creates its socket at configure. */
+		if (peer_port_start(ports[pid], "load_peer", &c) != 0) {
+			fprintf(stderr, "port %u: setup with %u queues failed\n", ports[pid],
 				o.queues);
-			return LP_SETUP;
-		}
-		for (q = 0; q < o.queues; q++)
-			if (rte_eth_rx_queue_setup(ports[pid], q, LP_RING, rte_socket_id(), NULL,
-						   pool) != 0 ||
-			    rte_eth_tx_queue_setup(ports[pid], q, LP_RING, rte_socket_id(),
-						   NULL) != 0) {
-				fprintf(stderr, "port %u: queue %u setup failed\n", ports[pid], q);
-				return LP_SETUP;
-			}
-		if (rte_eth_dev_start(ports[pid]) != 0) {
-			fprintf(stderr, "port %u: start failed\n", ports[pid]);
 			return LP_SETUP;
 		}
 		rte_eth_macaddr_get(ports[pid], &macs[pid]);
@@ -425,20 +407,13 @@ ports_setup(void)
 static int
 links_wait(void)
 {
-	uint64_t end = rte_rdtsc() + (uint64_t)(o.link_s * (double)hz);
-	struct rte_eth_link link;
+	double end = peer_now_s() + o.link_s;
 	uint16_t pi;
 
 	for (pi = 0; pi < nb_ports; pi++) {
-		for (;;) {
-			if (rte_eth_link_get_nowait(ports[pi], &link) == 0 &&
-			    link.link_status == RTE_ETH_LINK_UP)
-				break;
-			if (quit || rte_rdtsc() > end) {
-				printf("# port %u: no link within %.0f s\n", ports[pi], o.link_s);
-				return LP_LINK;
-			}
-			sleep_us(10000);
+		if (peer_link_wait(ports[pi], true, end - peer_now_s(), &quit, NULL, NULL) != 0) {
+			printf("# port %u: no link within %.0f s\n", ports[pi], o.link_s);
+			return LP_LINK;
 		}
 	}
 	printf("LINK up\n");
@@ -619,14 +594,6 @@ rr_reply(uint16_t pi, uint32_t seq)
 }
 
 static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
 run_rr(void)
 {
 	uint64_t *lat = malloc(sizeof(*lat) * LP_RR_MAX);
@@ -682,12 +649,12 @@ run_rr(void)
 	printf("RR stop secs=%.3f\n", secs);
 	fflush(stdout);
 	rx_for_ms(o.drain_ms);
-	qsort(lat, n, sizeof(*lat), cmp_u64);
+	peer_sort_u64(lat, n);
 	printf("RR result secs=%.3f transactions=%" PRIu64 " tps=%.1f timeouts=%" PRIu64
 	       " late=%" PRIu64 " p50_us=%.2f p90_us=%.2f p99_us=%.2f max_us=%.1f mean_us=%.2f\n",
 	       secs, n, (double)n / secs, timeouts, rr_late,
-	       n ? tsc_us(lat[n / 2]) : 0.0, n ? tsc_us(lat[(uint64_t)(n * 0.9)]) : 0.0,
-	       n ? tsc_us(lat[RTE_MIN(n - 1, (uint64_t)(n * 0.99))]) : 0.0,
+	       tsc_us(peer_percentile_u64(lat, n, 50)), tsc_us(peer_percentile_u64(lat, n, 90)),
+	       tsc_us(peer_percentile_u64(lat, n, 99)),
 	       n ? tsc_us(lat[n - 1]) : 0.0, n ? tsc_us(sum) / (double)n : 0.0);
 	fflush(stdout);
 	free(lat);
@@ -696,33 +663,13 @@ run_rr(void)
 
 /* ---- options -------------------------------------------------------------------------- */
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr,
-		"usage: %s [EAL options] -- --size N (--phase RATE:SECONDS ... | --rr SECONDS)\n"
-		"  --size N            frame length, %u..%u bytes (default 64)\n"
-		"  --queues Q          queue pairs per port (as in the vdev's queues=; default 1)\n"
-		"  --phase R:S         stream phase: R pps (0 idle, max) for S seconds; repeatable\n"
-		"  --rr S              request/response for S seconds\n"
-		"  --rr-timeout-ms N   give up on a transaction after N ms (default 200)\n"
-		"  --yield             sched_yield() after empty rx sweeps (rr)\n"
-		"  --gap-ms N          quiet between phases (default 500)\n"
-		"  --drain-ms N        receive-only time after a phase (default 200)\n"
-		"  --settle-ms N       quiet after the warm-up (default 500)\n"
-		"  --sample-ms N       SAMPLE line period (default 1000)\n"
-		"  --warmup-timeout S  (default 30)   --link-timeout S (default 30)\n"
-		"  --timeout S         deadline of the whole run (default 600)\n"
-		"  --linger S          keep the ports up after the result (until a signal)\n",
-		prog, LP_MIN_SIZE, LP_MAX_SIZE);
-}
-
 static int
-parse_phase(const char *arg)
+opt_phase(const char *arg, void *dst)
 {
 	struct lp_phase *ph;
 	char *end;
 
+	RTE_SET_USED(dst);
 	if (o.nb_phases == LP_MAX_PHASES)
 		return -1;
 	ph = &o.phases[o.nb_phases];
@@ -745,79 +692,47 @@ parse_phase(const char *arg)
 	return 0;
 }
 
+static const struct peer_opt lp_opt_table[] = {
+	{ .name = "size", .type = PEER_OPT_U32, .dst = &o.size, .min = LP_MIN_SIZE,
+	  .max = LP_MAX_SIZE, .arg = "N", .help = "frame length in bytes (default 64)" },
+	{ .name = "queues", .type = PEER_OPT_U32, .dst = &o.queues, .min = 1,
+	  .max = LP_MAX_QUEUES, .arg = "Q",
+	  .help = "queue pairs per port (as in the vdev's queues=; default 1)" },
+	{ .name = "phase", .type = PEER_OPT_FN, .fn = opt_phase, .arg = "RATE:S",
+	  .help = "stream phase: RATE pps (0 idle, max) for S seconds; repeatable" },
+	{ .name = "rr", .type = PEER_OPT_DOUBLE, .dst = &o.rr_s, .dmin = 0.001, .dmax = 36000,
+	  .arg = "S", .help = "request/response for S seconds" },
+	{ .name = "rr-timeout-ms", .type = PEER_OPT_U32, .dst = &o.rr_timeout_ms, .min = 1,
+	  .max = 600000, .arg = "N", .help = "give up on a transaction after N ms (default 200)" },
+	{ .name = "yield", .type = PEER_OPT_FLAG, .dst = &o.yield,
+	  .help = "sched_yield() after empty rx sweeps (rr)" },
+	{ .name = "gap-ms", .type = PEER_OPT_U32, .dst = &o.gap_ms, .max = 600000, .arg = "N",
+	  .help = "quiet between phases (default 500)" },
+	{ .name = "drain-ms", .type = PEER_OPT_U32, .dst = &o.drain_ms, .max = 600000,
+	  .arg = "N", .help = "receive-only time after a phase (default 200)" },
+	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &o.settle_ms, .max = 600000,
+	  .arg = "N", .help = "quiet after the warm-up (default 500)" },
+	{ .name = "sample-ms", .type = PEER_OPT_U32, .dst = &o.sample_ms, .min = 10,
+	  .max = 600000, .arg = "N", .help = "SAMPLE line period (default 1000)" },
+	{ .name = "warmup-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.warmup_s, .dmin = 0.001,
+	  .dmax = 3600, .arg = "S", .help = "the warm-up's allowance (default 30)" },
+	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.link_s, .dmax = 3600,
+	  .arg = "S", .help = "wait at most S s for the links (default 30)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &o.timeout_s, .dmin = 0.001,
+	  .dmax = 36000, .arg = "S", .help = "deadline of the whole run (default 600)" },
+	{ .name = "linger", .type = PEER_OPT_DOUBLE, .dst = &o.linger_s, .dmax = 36000,
+	  .arg = "S", .help = "keep the ports up after the result (until a signal)" },
+};
+
 static int
 parse(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "queues", required_argument, NULL, 'q' },
-		{ "phase", required_argument, NULL, 'p' },
-		{ "rr", required_argument, NULL, 'r' },
-		{ "rr-timeout-ms", required_argument, NULL, 'T' },
-		{ "yield", no_argument, NULL, 'y' },
-		{ "gap-ms", required_argument, NULL, 'g' },
-		{ "drain-ms", required_argument, NULL, 'd' },
-		{ "settle-ms", required_argument, NULL, 'S' },
-		{ "sample-ms", required_argument, NULL, 'm' },
-		{ "warmup-timeout", required_argument, NULL, 'w' },
-		{ "link-timeout", required_argument, NULL, 'l' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "linger", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		unsigned long v = 0;
-		char *end = NULL;
-
-		if (optarg != NULL && c != 'p') {
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-		}
-		switch (c) {
-		case 's':
-			if (*end != '\0' || v < LP_MIN_SIZE || v > LP_MAX_SIZE)
-				return -1;
-			o.size = (uint16_t)v;
-			break;
-		case 'q':
-			if (*end != '\0' || v < 1 || v > LP_MAX_QUEUES)
-				return -1;
-			o.queues = (uint16_t)v;
-			break;
-		case 'p':
-			if (parse_phase(optarg) != 0) {
-				fprintf(stderr, "bad --phase '%s' (RATE:SECONDS, RATE a number or max)\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'r': o.rr_s = strtod(optarg, NULL); break;
-		case 'T': o.rr_timeout_ms = (uint32_t)v; break;
-		case 'y': o.yield = true; break;
-		case 'g': o.gap_ms = (uint32_t)v; break;
-		case 'd': o.drain_ms = (uint32_t)v; break;
-		case 'S': o.settle_ms = (uint32_t)v; break;
-		case 'm': o.sample_ms = (uint32_t)RTE_MAX(v, 10ul); break;
-		case 'w': o.warmup_s = strtod(optarg, NULL); break;
-		case 'l': o.link_s = strtod(optarg, NULL); break;
-		case 't': o.timeout_s = strtod(optarg, NULL); break;
-		case 'L': o.linger_s = strtod(optarg, NULL); break;
-		default: return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+	if (peer_opts_parse(argc, argv, lp_opt_table, RTE_DIM(lp_opt_table)) != 0)
 		return -1;
-	}
 	if ((o.nb_phases == 0) == (o.rr_s <= 0)) {
 		fprintf(stderr, "need --phase ... or --rr S (not both)\n");
 		return -1;
 	}
-	if (o.rr_timeout_ms == 0)
-		return -1;
 	return 0;
 }
 
@@ -834,7 +749,8 @@ main(int argc, char **argv)
 		return LP_SETUP;
 	}
 	if (parse(argc - ret, argv + ret) != 0) {
-		usage(argv[0]);
+		peer_opts_usage(stderr, "load_peer [EAL options] -- (--phase RATE:S ... | --rr S) [options]",
+				lp_opt_table, RTE_DIM(lp_opt_table));
 		rte_eal_cleanup();
 		return LP_USAGE;
 	}
@@ -872,13 +788,15 @@ main(int argc, char **argv)
 		fflush(stdout);
 		deadline_tsc = end;
 		while (!quit && rte_rdtsc() < end) {
-			sleep_us(1000);
+			peer_sleep_us(1000);
 			rx_all();
 		}
 	}
 	for (i = 0; i < nb_ports; i++) {
-		rte_eth_dev_stop(ports[i]);
-		rte_eth_dev_close(ports[i]);
+		char name[RTE_ETH_NAME_MAX_LEN];
+		bool probed = rte_eth_dev_get_name_by_port(ports[i], name) == 0;
+
+		peer_port_remove(name, &ports[i], &probed);
 	}
 	rte_eal_cleanup();
 	return ret;

@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * vhost_pair --scenario race: the rx interrupt arming race, made
+ * deterministic.
+ *
+ * Both datapaths run in this thread, so the order of events is ours to
+ * choose. Every round:
+ *
+ *   1. disarm the front end's rx queue 0 and drain it;
+ *   2. harvest any event already pending on the epoll instance (there must be
+ *      none: a stale event would hide a lost wakeup below);
+ *   3. the back end transmits exactly one packet into the front end. The
+ *      queue is disarmed, so the back end sends no notification: the packet
+ *      sits in the used ring unannounced;
+ *   4. arm (rte_eth_dev_rx_intr_enable), then rte_epoll_wait(--timeout-ms).
+ *      A driver that re-checks the ring after arming wakes the waiter at once
+ *      (or returns -EAGAIN); one that does not leaves it asleep until the
+ *      timeout: a lost wakeup;
+ *   5. disarm, receive exactly that packet (every byte checked);
+ *   6. the other direction: the front end sends one packet, the back end
+ *      must receive it (every byte checked).
+ *
+ * Afterwards the ethdev counters of both ports must agree with what was
+ * sent, the front end's xstats (where it has them) must agree with what the
+ * rounds did; --restarts N stops and starts the front end N times and races
+ * 20 rounds after each; then the front end is closed and removed and every
+ * mempool must be back to its value before the probe. The line
+ * "RACE: frontend=... rounds=N lost=N ..." is what devtools/race_report.sh
+ * reads.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_epoll.h>
+#include <rte_ethdev.h>
+#include <rte_interrupts.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "peer_frame.h"
+#include "peer_port.h"
+#include "peer_tap.h"
+#include "peer_util.h"
+#include "pair.h"
+
+#define RACE_FRAME_LEN      96
+#define RACE_IO_TIMEOUT_S   2.0         /* one packet through a datapath */
+#define RACE_WARMUP_SEQ     UINT32_MAX
+#define RACE_RESTART_ROUNDS 20
+
+/* Where a packet stands after its round's arming. */
+enum race_outcome {
+	RACE_LOST,      /**< epoll_wait timed out: the wakeup was lost */
+	RACE_SIGNAL,    /**< epoll_wait returned the queue's event */
+	RACE_EAGAIN,    /**< intr_enable said -EAGAIN: work raced the arming */
+	RACE_NO_INTR,   /**< the front end cannot arm at all */
+};
+
+/* The front end's per-queue interrupt xstats, read by name where present. */
+enum race_xstat {
+	XS_ARMS,
+	XS_RESCUES,
+	XS_NOTIFICATIONS,
+	XS_WAKEUPS,
+	XS_WAKEUP_PACKETS,
+	XS_SPURIOUS,
+	XS_PPN,
+	XS_MAX,
+};
+/* Each xstat's name, and its short name in the RACE line. */
+static const struct {
+	const char *name;
+	const char *short_name;
+} race_xstat_defs[XS_MAX] = {
+	[XS_ARMS] = { "rx_q0_intr_arms", "arms" },
+	[XS_RESCUES] = { "rx_q0_intr_rescues", "rescues" },
+	[XS_NOTIFICATIONS] = { "rx_q0_intr_notifications", "notifications" },
+	[XS_WAKEUPS] = { "rx_q0_intr_wakeups", "wakeups" },
+	[XS_WAKEUP_PACKETS] = { "rx_q0_intr_wakeup_packets", "wakeup_packets" },
+	[XS_SPURIOUS] = { "rx_q0_intr_spurious_wakeups", "spurious" },
+	[XS_PPN] = { "rx_q0_intr_packets_per_notification", "packets_per_notification" },
+};
+
+struct race_xstats {
+	bool have[XS_MAX];
+	uint64_t id[XS_MAX];
+	uint64_t val[XS_MAX];
+};
+
+/* Results of the rounds. */
+struct race_result {
+	unsigned long done;
+	unsigned long lost;
+	unsigned long signal;
+	unsigned long eagain;
+	unsigned long stale;        /**< events pending before arming */
+	unsigned long not_pending;  /**< packet not in the ring before arming */
+	uint64_t *lat_ns;           /**< enable -> wake (or -EAGAIN), per round */
+	bool intr_ok;
+	char no_intr_why[256];
+};
+
+static bool race_intr_registered;
+
+/* ---------------------------------------------------------------- frames */
+
+static struct rte_mbuf *
+race_frame(struct rte_mempool *mp, uint32_t seq, uint8_t dir)
+{
+	uint8_t buf[RACE_FRAME_LEN];
+
+	pair_frame_fill(buf, RACE_FRAME_LEN, seq, 0, dir);
+	return peer_mbuf_copy(mp, buf, RACE_FRAME_LEN, UINT32_MAX);
+}
+
+/* 0 if m is packet seq of direction dir, byte for byte. */
+static int
+race_frame_check(const struct rte_mbuf *m, uint32_t seq, uint8_t dir, const char *who)
+{
+	uint8_t copy[RACE_FRAME_LEN], expect[RACE_FRAME_LEN];
+	const uint8_t *data;
+	uint32_t i;
+
+	if (m->pkt_len != RACE_FRAME_LEN)
+		return peer_fail("%s: round %u: packet of %u bytes, sent %u", who, seq,
+				 m->pkt_len, RACE_FRAME_LEN);
+	data = rte_pktmbuf_read(m, 0, RACE_FRAME_LEN, copy);
+	if (data == NULL)
+		return peer_fail("%s: round %u: unreadable mbuf", who, seq);
+	pair_frame_fill(expect, RACE_FRAME_LEN, seq, 0, dir);
+	i = peer_first_diff(expect, data, RACE_FRAME_LEN);
+	if (i != RACE_FRAME_LEN)
+		return peer_fail("%s: round %u: byte %u is %#x, sent %#x", who, seq, i,
+				 data[i], expect[i]);
+	return 0;
+}
+
+/* --------------------------------------------------------------- ports */
+
+/*
+ * Probe and start the front end with rx interrupts. A front end that refuses
+ * intr_conf.rxq is started without it and the rounds run without arming
+ * (res->intr_ok false, with the reason), so the counts and the leak check
+ * still apply.
+ */
+static int
+race_fe_create(struct race_result *res)
+{
+	struct peer_port_conf c = {
+		.nb_queues = 1,
+		.rxq_intr = true,
+		.rx_pool = pair.pools.mp[POOL_FE_RX],
+	};
+	int ret;
+
+	if (pair_fe_probe() != 0)
+		return -1;
+	res->intr_ok = true;
+	ret = peer_port_start(pair.fe_port, "front end", &c);
+	if (ret != 0) {
+		res->intr_ok = false;
+		snprintf(res->no_intr_why, sizeof(res->no_intr_why),
+			 "port setup with intr_conf.rxq=1 failed: %d (%s)", ret, strerror(-ret));
+		printf("# front end: %s; running without rx interrupts\n", res->no_intr_why);
+		c.rxq_intr = false;
+		ret = peer_port_start(pair.fe_port, "front end", &c);
+		if (ret != 0)
+			return peer_fail("front end: setup without rx interrupts: %d", ret);
+	}
+	if (pair_wait_link(pair.be_port, "back end", true, 10.0) != 0 ||
+	    pair_wait_link(pair.fe_port, "front end", true, 10.0) != 0)
+		return -1;
+	if (!res->intr_ok)
+		return 0;
+	ret = rte_eth_dev_rx_intr_ctl_q(pair.fe_port, 0, RTE_EPOLL_PER_THREAD,
+					RTE_INTR_EVENT_ADD, NULL);
+	if (ret != 0) {
+		res->intr_ok = false;
+		snprintf(res->no_intr_why, sizeof(res->no_intr_why),
+			 "rte_eth_dev_rx_intr_ctl_q(ADD) failed: %d (%s)", ret, strerror(-ret));
+		printf("# front end: %s; running without rx interrupts\n", res->no_intr_why);
+		return 0;
+	}
+	race_intr_registered = true;
+	return 0;
+}
+
+static void
+race_intr_unregister(void)
+{
+	int ret;
+
+	if (!race_intr_registered)
+		return;
+	ret = rte_eth_dev_rx_intr_ctl_q(pair.fe_port, 0, RTE_EPOLL_PER_THREAD,
+					RTE_INTR_EVENT_DEL, NULL);
+	if (ret != 0)
+		printf("# rx_intr_ctl_q(DEL): %d\n", ret);
+	race_intr_registered = false;
+}
+
+/* -------------------------------------------------------------- xstats */
+
+static void
+race_xstats_lookup(struct race_xstats *xs)
+{
+	unsigned int i;
+
+	memset(xs, 0, sizeof(*xs));
+	for (i = 0; i < XS_MAX; i++)
+		xs->have[i] = rte_eth_xstats_get_id_by_name(pair.fe_port, race_xstat_defs[i].name,
+							    &xs->id[i]) == 0;
+}
+
+static int
+race_xstats_read(struct race_xstats *xs)
+{
+	unsigned int i;
+
+	for (i = 0; i < XS_MAX; i++) {
+		if (!xs->have[i])
+			continue;
+		if (rte_eth_xstats_get_by_id(pair.fe_port, &xs->id[i], &xs->val[i], 1) != 1)
+			return peer_fail("xstat %s: read failed", race_xstat_defs[i].name);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- rounds */
+
+/* Receive and free everything the front end holds; the number received. */
+static unsigned int
+race_fe_drain(void)
+{
+	struct rte_mbuf *rx[PAIR_BURST];
+	unsigned int total = 0;
+	uint16_t n, i;
+
+	do {
+		n = rte_eth_rx_burst(pair.fe_port, 0, rx, PAIR_BURST);
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(rx[i]);
+		total += n;
+	} while (n != 0);
+	return total;
+}
+
+/* Transmit one packet on port/queue 0, retrying until accepted. */
+static int
+race_tx_one(uint16_t port, struct rte_mempool *mp, uint32_t seq, uint8_t dir, const char *who)
+{
+	double deadline = peer_now_s() + RACE_IO_TIMEOUT_S;
+	struct rte_mbuf *m = race_frame(mp, seq, dir);
+
+	if (m == NULL)
+		return peer_fail("%s: round %u: tx pool exhausted (in use %u)", who, seq,
+				 rte_mempool_in_use_count(mp));
+	while (rte_eth_tx_burst(port, 0, &m, 1) != 1) {
+		if (peer_now_s() > deadline) {
+			rte_pktmbuf_free(m);
+			return peer_fail("%s: round %u: tx not accepted within %.0f s", who, seq,
+					 RACE_IO_TIMEOUT_S);
+		}
+		peer_sleep_us(100);
+	}
+	return 0;
+}
+
+/*
+ * Receive exactly packet seq on port/queue 0: it is in the ring already (the
+ * peer's burst ran in this thread), so one burst normally has it; a second
+ * burst must find nothing more.
+ */
+static int
+race_rx_one(uint16_t port, uint32_t seq, uint8_t dir, const char *who)
+{
+	double deadline = peer_now_s() + RACE_IO_TIMEOUT_S;
+	struct rte_mbuf *rx[PAIR_BURST];
+	unsigned int got = 0, bursts = 0;
+	uint16_t n, i;
+	int ret = 0;
+
+	while (got == 0) {
+		n = rte_eth_rx_burst(port, 0, rx, PAIR_BURST);
+		bursts++;
+		for (i = 0; i < n; i++) {
+			if (ret == 0 && i == 0)
+				ret = race_frame_check(rx[i], seq, dir, who);
+			rte_pktmbuf_free(rx[i]);
+		}
+		if (n > 1 && ret == 0)
+			ret = peer_fail("%s: round %u: %u packets received, sent 1", who, seq, n);
+		got += n;
+		if (got == 0 && peer_now_s() > deadline)
+			return peer_fail("%s: round %u: packet not received within %.0f s (%u bursts)",
+					 who, seq, RACE_IO_TIMEOUT_S, bursts);
+	}
+	n = rte_eth_rx_burst(port, 0, rx, PAIR_BURST);
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_free(rx[i]);
+	if (n != 0 && ret == 0)
+		ret = peer_fail("%s: round %u: %u extra packet(s) after the one sent", who, seq, n);
+	return ret;
+}
+
+static int
+race_round(uint32_t r, struct race_result *res)
+{
+	struct rte_epoll_event ev[1];
+	enum race_outcome out;
+	uint64_t t0, t1;
+	int ret, n, q;
+
+	/* 1. Disarmed and empty. */
+	if (res->intr_ok) {
+		ret = rte_eth_dev_rx_intr_disable(pair.fe_port, 0);
+		if (ret != 0)
+			return peer_fail("round %u: rx_intr_disable: %d", r, ret);
+	}
+	n = (int)race_fe_drain();
+	if (n != 0)
+		return peer_fail("round %u: %d unexpected packet(s) in the front end's rx queue",
+				 r, n);
+
+	/* 2. Nothing pending on the epoll instance. */
+	if (res->intr_ok) {
+		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
+		if (n < 0)
+			return peer_fail("round %u: rte_epoll_wait(0): %d", r, n);
+		if (n > 0)
+			res->stale++;
+	}
+
+	/* 3. One packet, unannounced. */
+	if (race_tx_one(pair.be_port, pair.pools.mp[POOL_BE_TX], r, PAIR_BE_TO_FE,
+			"back end tx") != 0)
+		return -1;
+	q = rte_eth_rx_queue_count(pair.fe_port, 0);
+	if (q == 0)
+		res->not_pending++;
+
+	/* 4. Arm, sleep. */
+	t0 = peer_now_ns();
+	if (!res->intr_ok) {
+		out = RACE_NO_INTR;
+		t1 = t0;
+	} else {
+		ret = rte_eth_dev_rx_intr_enable(pair.fe_port, 0);
+		if (ret == -EAGAIN) {
+			t1 = peer_now_ns();
+			out = RACE_EAGAIN;
+		} else if (ret != 0) {
+			return peer_fail("round %u: rx_intr_enable: %d (%s)", r, ret,
+					 strerror(-ret));
+		} else {
+			n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, (int)pair_opts.timeout_ms);
+			t1 = peer_now_ns();
+			if (n < 0)
+				return peer_fail("round %u: rte_epoll_wait: %d", r, n);
+			out = n == 0 ? RACE_LOST : RACE_SIGNAL;
+		}
+	}
+	res->lat_ns[res->done] = t1 - t0;
+	switch (out) {
+	case RACE_LOST:
+	case RACE_NO_INTR:
+		res->lost++;
+		break;
+	case RACE_SIGNAL:
+		res->signal++;
+		break;
+	case RACE_EAGAIN:
+		res->eagain++;
+		break;
+	}
+
+	/* 5. Disarm, take the packet. */
+	if (res->intr_ok) {
+		ret = rte_eth_dev_rx_intr_disable(pair.fe_port, 0);
+		if (ret != 0)
+			return peer_fail("round %u: rx_intr_disable after wake: %d", r, ret);
+	}
+	if (race_rx_one(pair.fe_port, r, PAIR_BE_TO_FE, "front end rx") != 0)
+		return -1;
+
+	/* 6. The other direction. */
+	if (race_tx_one(pair.fe_port, pair.pools.mp[POOL_FE_TX], r, PAIR_FE_TO_BE,
+			"front end tx") != 0 ||
+	    race_rx_one(pair.be_port, r, PAIR_FE_TO_BE, "back end rx") != 0)
+		return -1;
+	res->done++;
+	return 0;
+}
+
+/*
+ * One packet each way before the rounds, outside the counts. With event idx,
+ * lib/vhost signals its first completion after the ring was set up whatever
+ * used_event says (signalled_used_valid starts false), so the first packet
+ * would be announced and would not race the arming. The disarm after it reads
+ * that notification off the eventfd, and the zero-timeout wait takes any
+ * event it left on the epoll instance.
+ */
+static int
+race_warm_up(const struct race_result *res)
+{
+	struct rte_epoll_event ev[1];
+	int n;
+
+	if (res->intr_ok && rte_eth_dev_rx_intr_disable(pair.fe_port, 0) != 0)
+		return peer_fail("warm-up: rx_intr_disable failed");
+	race_fe_drain();
+	if (race_tx_one(pair.be_port, pair.pools.mp[POOL_BE_TX], RACE_WARMUP_SEQ, PAIR_BE_TO_FE,
+			"warm-up back end tx") != 0)
+		return -1;
+	/* Before the receive, so the wakeup this may count finds its packet. */
+	if (res->intr_ok && rte_eth_dev_rx_intr_disable(pair.fe_port, 0) != 0)
+		return peer_fail("warm-up: rx_intr_disable failed");
+	if (race_rx_one(pair.fe_port, RACE_WARMUP_SEQ, PAIR_BE_TO_FE, "warm-up front end rx") != 0 ||
+	    race_tx_one(pair.fe_port, pair.pools.mp[POOL_FE_TX], RACE_WARMUP_SEQ, PAIR_FE_TO_BE,
+			"warm-up front end tx") != 0 ||
+	    race_rx_one(pair.be_port, RACE_WARMUP_SEQ, PAIR_FE_TO_BE, "warm-up back end rx") != 0)
+		return -1;
+	if (!res->intr_ok)
+		return 0;
+	n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
+	printf("# warm-up: one packet each way; %s\n",
+	       n > 0 ? "the back end announced its first completion (an event was pending)" :
+	       "no event pending afterwards");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* Every round moved one frame each way on queue 0. */
+static int
+race_check_counts(const struct race_result *res)
+{
+	struct pair_counts c;
+
+	memset(&c, 0, sizeof(c));
+	c.pkts[0][0] = c.pkts[1][0] = res->done;
+	c.bytes[0] = c.bytes[1] = (uint64_t)res->done * RACE_FRAME_LEN;
+	return pair_check_stats(&c);
+}
+
+/*
+ * A front end with the interrupt xstats must account for the rounds exactly:
+ * every round armed once, and found its packet at the arming (it was in the
+ * ring, unannounced), so every arming is a rescue; the back end never
+ * notified (the queue was disarmed whenever it transmitted), so no round is
+ * a back-end wakeup: a rescue is counted as a rescue, not as a wakeup.
+ */
+static int
+race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
+		  const struct race_result *res)
+{
+	uint64_t d[XS_MAX];
+	unsigned int i;
+
+	if (!x1->have[XS_ARMS] || !res->intr_ok)
+		return 0;
+	for (i = 0; i < XS_MAX; i++)
+		d[i] = x1->val[i] - x0->val[i];
+	peer_tap(d[XS_ARMS] == res->done, "xstats: %" PRIu64 " arms over %lu rounds",
+		 d[XS_ARMS], res->done);
+	if (x1->have[XS_RESCUES])
+		peer_tap(d[XS_RESCUES] == res->signal + res->eagain,
+			 "xstats: %" PRIu64 " rescues, %lu rounds woke at once (%lu signal, %lu -EAGAIN)",
+			 d[XS_RESCUES], res->signal + res->eagain, res->signal, res->eagain);
+	if (x1->have[XS_NOTIFICATIONS])
+		peer_tap(d[XS_NOTIFICATIONS] == 0,
+			 "xstats: the back end notified %" PRIu64 " time(s) while the queue was disarmed",
+			 d[XS_NOTIFICATIONS]);
+	if (x1->have[XS_WAKEUPS])
+		peer_tap(d[XS_WAKEUPS] == 0, "xstats: %" PRIu64 " back-end wakeups (every round a rescue)",
+			 d[XS_WAKEUPS]);
+	if (x1->have[XS_WAKEUP_PACKETS])
+		peer_tap(d[XS_WAKEUP_PACKETS] == 0,
+			 "xstats: %" PRIu64 " wakeup packets (every round a rescue)",
+			 d[XS_WAKEUP_PACKETS]);
+	if (x1->have[XS_SPURIOUS])
+		peer_tap(d[XS_SPURIOUS] == 0,
+			 "xstats: %" PRIu64 " spurious wakeups (every wakeup had its packet)",
+			 d[XS_SPURIOUS]);
+	return peer_failed() ? -1 : 0;
+}
+
+static void
+race_print_summary(const struct race_result *res, const struct race_xstats *x0,
+		   const struct race_xstats *x1)
+{
+	uint64_t *sorted;
+	double med = 0, p99 = 0, mx = 0;
+	unsigned int i;
+
+	sorted = malloc(sizeof(*sorted) * (res->done ? res->done : 1));
+	if (sorted != NULL && res->done != 0) {
+		memcpy(sorted, res->lat_ns, sizeof(*sorted) * res->done);
+		peer_sort_u64(sorted, res->done);
+		med = (double)peer_percentile_u64(sorted, res->done, 50) / 1e3;
+		p99 = (double)peer_percentile_u64(sorted, res->done, 99) / 1e3;
+		mx = (double)sorted[res->done - 1] / 1e3;
+	}
+	free(sorted);
+	if (!res->intr_ok)
+		printf("# front end cannot arm rx interrupts: %s; every round counts as lost\n",
+		       res->no_intr_why);
+	printf("RACE: frontend=%s rounds=%lu lost=%lu rescued_by_signal=%lu eagain=%lu",
+	       pair.fe_devargs, res->done, res->lost, res->signal, res->eagain);
+	if (res->intr_ok)
+		printf(" median_wakeup_us=%.1f p99_wakeup_us=%.1f max_wakeup_us=%.1f",
+		       med, p99, mx);
+	else
+		printf(" median_wakeup_us=n/a p99_wakeup_us=n/a max_wakeup_us=n/a");
+	printf(" stale_events=%lu not_pending=%lu xstats:", res->stale, res->not_pending);
+	for (i = 0; i < XS_MAX; i++) {
+		if (i == XS_PPN) {
+			/* A ratio (scaled by the driver), not a counter: print as read. */
+			if (x1->have[i])
+				printf(" %s=%" PRIu64, race_xstat_defs[i].short_name, x1->val[i]);
+			else
+				printf(" %s=n/a", race_xstat_defs[i].short_name);
+		} else if (x1->have[i]) {
+			printf(" %s=%" PRIu64, race_xstat_defs[i].short_name, x1->val[i] - x0->val[i]);
+		} else {
+			printf(" %s=n/a", race_xstat_defs[i].short_name);
+		}
+	}
+	printf("\n");
+}
+
+/*
+ * The interrupt fds registered once must keep working across port
+ * stop/start: restart the front end, warm up (lib/vhost announces its
+ * first completion on a fresh ring), and race again, with no
+ * re-registration. Only lost wakeups are judged here.
+ */
+static int
+race_restarts(struct race_result *res)
+{
+	unsigned long lost0, i;
+	uint32_t r;
+
+	for (r = 0; r < pair_opts.restarts && res->intr_ok; r++) {
+		lost0 = res->lost;
+		if (rte_eth_dev_stop(pair.fe_port) != 0 || rte_eth_dev_start(pair.fe_port) != 0)
+			return peer_fail("restart %u: front end stop/start failed", r + 1);
+		if (pair_wait_link(pair.fe_port, "front end", true, 10.0) != 0 ||
+		    pair_wait_link(pair.be_port, "back end", true, 10.0) != 0 ||
+		    race_warm_up(res) != 0)
+			return -1;
+		for (i = 0; i < RACE_RESTART_ROUNDS; i++)
+			if (race_round(pair_opts.rounds + r * RACE_RESTART_ROUNDS + (uint32_t)i,
+				       res) != 0)
+				return -1;
+		printf("# restart %u: %u rounds, %lu lost\n", r + 1, RACE_RESTART_ROUNDS,
+		       res->lost - lost0);
+		if (pair_opts.expect_lost != PAIR_EXPECT_ANY && res->lost - lost0 > 0)
+			return peer_fail("restart %u: %lu of %u wakeups lost after stop/start", r + 1,
+					 res->lost - lost0, RACE_RESTART_ROUNDS);
+	}
+	if (pair_opts.restarts != 0 && res->intr_ok)
+		peer_tap(true, "%u restart(s) of the front end, %u rounds each, the interrupt fds kept working",
+			 pair_opts.restarts, RACE_RESTART_ROUNDS);
+	return 0;
+}
+
+int
+pair_scenario_race(void)
+{
+	struct race_xstats x0, x1;
+	struct race_result res;
+	unsigned int ref0[PEER_POOLS_MAX];
+	uint32_t r;
+	int ret = -1;
+
+	if (pair_opts.queues != 1)
+		return peer_fail("race runs on one queue pair (--queues 1)");
+	memset(&res, 0, sizeof(res));
+	res.lat_ns = calloc(pair_opts.rounds + RACE_RESTART_ROUNDS * pair_opts.restarts,
+			    sizeof(*res.lat_ns));
+	if (res.lat_ns == NULL)
+		return peer_fail("out of memory for %u rounds", pair_opts.rounds);
+
+	if (pair_be_create(1, 0) != 0)
+		goto out;
+	peer_pools_in_use(&pair.pools, ref0);
+	if (race_fe_create(&res) != 0 || race_warm_up(&res) != 0)
+		goto out;
+	rte_eth_stats_reset(pair.fe_port);
+	rte_eth_stats_reset(pair.be_port);
+	race_xstats_lookup(&x0);
+	if (race_xstats_read(&x0) != 0)
+		goto out;
+	x1 = x0;
+	printf("# front end '%s': rx interrupts %s, xstats %s; %u rounds, epoll timeout %u ms\n",
+	       pair.fe_devargs, res.intr_ok ? "on" : "off",
+	       x0.have[XS_ARMS] ? "present" : "absent", pair_opts.rounds, pair_opts.timeout_ms);
+
+	for (r = 0; r < pair_opts.rounds; r++) {
+		if (race_round(r, &res) != 0)
+			break;
+	}
+	if (race_xstats_read(&x1) != 0)
+		x1 = x0;
+	race_print_summary(&res, &x0, &x1);
+	if (peer_failed())
+		goto out;
+	peer_tap(true, "%lu rounds, one packet each way per round, every byte checked", res.done);
+
+	if (race_check_counts(&res) != 0 || race_check_xstats(&x0, &x1, &res) != 0)
+		goto out;
+	peer_tap(res.stale == 0,
+		 "%lu round(s) found an event pending before arming (a notification while disarmed)",
+		 res.stale);
+	peer_tap(res.not_pending == 0,
+		 "%lu round(s): rx_queue_count said 0 with the packet in the ring", res.not_pending);
+	if (pair_opts.expect_lost != PAIR_EXPECT_ANY)
+		peer_tap(res.lost <= (unsigned long)pair_opts.expect_lost,
+			 "%lu of %lu wakeups lost (at most %ld expected)", res.lost, res.done,
+			 pair_opts.expect_lost);
+	else
+		printf("# %lu of %lu wakeups lost (reported, not judged)\n", res.lost, res.done);
+	if (peer_failed() || race_restarts(&res) != 0)
+		goto out;
+
+	/* Every mbuf back home after the front end's close and removal. */
+	race_intr_unregister();
+	ret = pair_fe_remove_check(ref0, -1);
+out:
+	race_intr_unregister();
+	free(res.lat_ns);
+	return ret;
+}
