@@ -7,27 +7,33 @@
 # checkout, reused when present:
 #     <cache>/dpdk-<series>/prefix   (bin/, lib/, include/, lib/pkgconfig)
 #
-# Sources: Debian's own source package of the series (deb-src entries for the
-# suite that carries it are added here: the release after this machine's one
-# for 24.11, unstable for 25.11). When the Debian archive cannot serve the
-# package's files, an upstream DPDK git repository (VNAPI_DPDK_GIT, a bare or
-# normal clone with the v<series>.N tags) is used instead: the newest tag of
-# the series not newer than Debian's version. The log says which was used.
+# Sources: only Debian's own source package of the series (deb-src entries for
+# the suite that carries it are added here: the release after this machine's
+# one for 24.11, unstable for 25.11). When Debian's archive does not serve the
+# package's files (404), the series cannot be built on this machine: the
+# script says so and fails; there is no other source.
 #
-# Usage: devtools/dpdk-versions.sh [--cache DIR] [--print-prefix] SERIES...
+# A cache counts only with its stamp (prefix/.vnapi-stamp) saying
+# source=debian: a prefix built any other way is ignored, never used.
+#
+# Usage: devtools/dpdk-versions.sh [--cache DIR] [--print-prefix] [--cached-only] SERIES...
 #   SERIES: 24.11 | 25.11   (22.11 is the system's: nothing to build)
+#   --cached-only: build nothing; fail (exit 3, one line saying why) when no
+#   cache built from Debian's sources is present.
 # Prints, per series, "dpdk-versions: SERIES VERSION PREFIX (reused|built in Ns)".
 # With --print-prefix, stdout is only the prefixes, one a line.
 set -euo pipefail
 
 cache=${VNAPI_DPDK_CACHE:-/var/cache/vnapi}
 print_prefix=false
+cached_only=false
 series_list=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --cache) cache=$2; shift 2 ;;
     --print-prefix) print_prefix=true; shift ;;
-    -h|--help) sed -n '4,20p' "$0"; exit 0 ;;
+    --cached-only) cached_only=true; shift ;;
+    -h|--help) sed -n '4,24p' "$0"; exit 0 ;;
     -*) echo "dpdk-versions: unknown option '$1'" >&2; exit 2 ;;
     *) series_list+=("$1"); shift ;;
     esac
@@ -113,23 +119,9 @@ debian_version() {
 # Fetch the upstream orig tarball of dpdk=$1 into $2 (through apt; a partial
 # download is not kept). Returns non-zero when the archive cannot serve it.
 fetch_debian() {
-    (cd "$2" && apt-get source --download-only -q "dpdk=$1" >&2) || return 1
+    (cd "$2" && apt-get source --download-only -q "dpdk=$1") >"$2/../fetch.log" 2>&1 ||
+        { cat "$2/../fetch.log" >&2; return 1; }
     ls "$2"/dpdk_*.orig.tar.* >/dev/null 2>&1
-}
-
-# Export the newest tag of series $1 not newer than $2 from VNAPI_DPDK_GIT
-# into directory $3 (as a tarball). Prints the tag's version.
-fetch_git() {
-    local series=$1 limit=$2 out=$3 git_dir=${VNAPI_DPDK_GIT:-}
-    [ -n "$git_dir" ] && [ -d "$git_dir" ] || return 1
-    local tag t
-    tag=$(git -C "$git_dir" tag -l "v$series" "v$series.*" | grep -v -- '-rc' |
-        while read -r t; do
-            [ "$(printf '%s\n%s\n' "${t#v}" "$limit" | sort -V | tail -n 1)" = "$limit" ] && echo "$t"
-        done | sort -V | tail -n 1)
-    [ -n "$tag" ] || return 1
-    git -C "$git_dir" archive --format=tar --prefix="dpdk-${tag#v}/" "$tag" | xz -T0 -1 > "$out/dpdk_${tag#v}.git.tar.xz"
-    echo "${tag#v}"
 }
 
 ensure_build_deps() {
@@ -146,12 +138,20 @@ ensure_build_deps() {
 build_one() {
     local series=$1 dir=$cache/dpdk-$1
     local prefix=$dir/prefix stamp=$dir/prefix/.vnapi-stamp
-    if [ -f "$stamp" ] && grep -qx "config_rev=$config_rev" "$stamp"; then
+    if [ -f "$stamp" ] && grep -qx "config_rev=$config_rev" "$stamp" &&
+        grep -qx "source=debian" "$stamp"; then
         local v
         v=$(sed -n 's/^version=//p' "$stamp")
         log "$series $v $prefix (reused)"
         $print_prefix && echo "$prefix" || echo "dpdk-versions: $series $v $prefix (reused)"
         return 0
+    fi
+    if $cached_only; then
+        if [ -f "$stamp" ]; then
+            log "$series: $prefix was not built from Debian's source packages (its stamp has no source=debian): ignored"
+        fi
+        log "$series: no DPDK $series built from Debian's source packages in $dir (--cached-only: nothing built)"
+        exit 3
     fi
     local t0=$SECONDS suite deb_ver src_ver origin
     suite=$(suite_for_series "$series")
@@ -164,16 +164,14 @@ build_one() {
     ensure_build_deps
     rm -rf "$dir/src" "$dir/build" "$dir/dl"
     mkdir -p "$dir/dl" "$dir/src"
-    if fetch_debian "$deb_ver" "$dir/dl"; then
-        src_ver=${deb_ver%%-*}
-        origin="Debian source package dpdk $deb_ver ($suite)"
-    else
-        log "the archive does not serve dpdk $deb_ver's files; trying VNAPI_DPDK_GIT=${VNAPI_DPDK_GIT:-<unset>}"
-        rm -f "$dir"/dl/*
-        src_ver=$(fetch_git "$series" "${deb_ver%%-*}" "$dir/dl") ||
-            die "no source for dpdk $series: the archive lacks $deb_ver and VNAPI_DPDK_GIT has no v$series tag"
-        origin="upstream tag v$src_ver from $VNAPI_DPDK_GIT (Debian has $deb_ver in $suite)"
+    if ! fetch_debian "$deb_ver" "$dir/dl"; then
+        rm -rf "$dir/dl" "$dir/src"
+        grep -q '404' "$dir/fetch.log" &&
+            die "Debian's archive does not serve dpdk $deb_ver's source files (404): DPDK $series cannot be built on this machine"
+        die "fetching Debian's source package dpdk $deb_ver failed ($dir/fetch.log): DPDK $series cannot be built on this machine"
     fi
+    src_ver=${deb_ver%%-*}
+    origin="Debian source package dpdk $deb_ver ($suite)"
     log "$series: $origin"
     tar -xf "$(ls "$dir"/dl/dpdk_*.tar.* | grep -v debian | head -n 1)" -C "$dir/src" --strip-components=1
     # platform=generic: the ISA baseline Debian's packages use, not this CPU's.
@@ -201,6 +199,7 @@ build_one() {
         die "net_vhost missing from $prefix/lib/dpdk/pmds-*"
     {
         echo "config_rev=$config_rev"
+        echo "source=debian"
         echo "version=$src_ver"
         echo "origin=$origin"
         echo "build_seconds=$((SECONDS - t0))"

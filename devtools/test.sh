@@ -7,7 +7,8 @@
 # "N passed, N failed" over every meson test of both builds.
 #
 # Usage: devtools/test.sh [--dpdk SERIES] [meson test options, e.g. --suite unit]
-#   --dpdk 24.11|25.11: against that DPDK, built minimal into the cache
+#   --dpdk 24.11|25.11: against that DPDK, built minimal from Debian's source
+#   package into the cache
 #   (/var/cache/vnapi, devtools/dpdk-versions.sh; reused when present), in
 #   build-dpdk<SERIES>/ and build-asan-dpdk<SERIES>/. Without it (or with
 #   22.11): the system's DPDK, in build/ and build-asan/.
