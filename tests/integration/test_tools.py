@@ -41,16 +41,6 @@ FWD_MB = 256
 CAPTURE_COUNT = 200
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-    print('  ok: %s' % msg, flush=True)
-
-
 def run_tool(argv, timeout=TOOL_TIMEOUT_S, env=None):
     print('  $ %s' % ' '.join(argv), flush=True)
     res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
@@ -67,7 +57,7 @@ def pcapng_packets(path):
     while pos + 12 <= len(data):
         btype, blen = struct.unpack_from('<II', data, pos)
         if blen < 12 or pos + blen > len(data):
-            raise Failure('pcapng: bad block length %d at %d' % (blen, pos))
+            raise h.CheckFailed('pcapng: bad block length %d at %d' % (blen, pos))
         if btype == 6:
             caplen = struct.unpack_from('<I', data, pos + 20)[0]
             out.append(data[pos + 28:pos + 28 + caplen])
@@ -78,7 +68,7 @@ def pcapng_packets(path):
 def primary(s, plugin, fwd_bin):
     """net_vhost flowgen <-> vnapi-fwd io on net_vnapi0; returns (backend, fwd, prefix)."""
     if h.free_hugepages_2m() < FWD_MB // 2 + 16:
-        raise Failure('%d free 2 MB hugepages, need %d (devtools/setup.sh reserves them)'
+        raise h.CheckFailed('%d free 2 MB hugepages, need %d (devtools/setup.sh reserves them)'
                       % (h.free_hugepages_2m(), FWD_MB // 2 + 16))
     backend, sock = h.start_backend(s.workdir, deadline=240.0)
     s.add(backend)
@@ -105,28 +95,28 @@ def case_proc_info(plugin, prefix, fwd_bin):
     res = run_tool(['dpdk-proc-info', '--no-pci'] + eal_secondary_args(prefix, plugin)[2:] +
                    ['--', '--stats', '--xstats', '--show-port'])
     out = res.stdout
-    check(res.returncode == 0, 'dpdk-proc-info exits 0 (got %d)' % res.returncode)
+    h.check(res.returncode == 0, 'dpdk-proc-info exits 0 (got %d)' % res.returncode)
     m = re.search(r'NIC statistics for port 0\s*#+\n(.*?)\n\s*#####', out, re.S)
-    check(m is not None, 'NIC statistics for port 0 printed')
+    h.check(m is not None, 'NIC statistics for port 0 printed')
     # The port totals come first; "Stats reg N" lines (per queue) follow.
     kv = {}
     for k, v in re.findall(r'(\w[\w-]*):\s+(\d+)', m.group(1)):
         kv.setdefault(k, int(v))
-    check(kv.get('RX-packets', 0) > 0 and kv.get('TX-packets', 0) > 0,
+    h.check(kv.get('RX-packets', 0) > 0 and kv.get('TX-packets', 0) > 0,
           'port 0 counted traffic (RX-packets %s, TX-packets %s)'
           % (kv.get('RX-packets'), kv.get('TX-packets')))
     # proc-info shows --stats or --xstats, the first given: xstats on their own.
     xres = run_tool(['dpdk-proc-info', '--no-pci'] + eal_secondary_args(prefix, plugin)[2:] +
                     ['--', '--xstats'])
-    check(xres.returncode == 0, 'dpdk-proc-info -- --xstats exits 0 (got %d)' % xres.returncode)
+    h.check(xres.returncode == 0, 'dpdk-proc-info -- --xstats exits 0 (got %d)' % xres.returncode)
     for name in ('rx_q0_good_packets', 'tx_q0_good_packets', 'rx_q0_kicks'):
         m = re.search(r'^\s*%s:\s+(\d+)' % name, xres.stdout, re.M)
-        check(m is not None and (name == 'rx_q0_kicks' or int(m.group(1)) > 0),
+        h.check(m is not None and (name == 'rx_q0_kicks' or int(m.group(1)) > 0),
               'xstat %s listed%s' % (name, '' if name == 'rx_q0_kicks' else ', > 0'))
-    check(re.search(r'net_vnapi0', out) is not None and
+    h.check(re.search(r'net_vnapi0', out) is not None and
           re.search(r'driver name.*net_vnapi|Driver.*net_vnapi', out, re.I) is not None,
           '--show-port names net_vnapi0 and its driver net_vnapi')
-    check('secondary processes are not supported' not in res.stderr,
+    h.check('secondary processes are not supported' not in res.stderr,
           'probe did not refuse the secondary')
 
 
@@ -135,8 +125,8 @@ def case_dumpcap_list(plugin, prefix, fwd_bin):
     # through LD_PRELOAD, its constructor registers the driver.
     env = dict(os.environ, LD_PRELOAD=plugin)
     res = run_tool(['dpdk-dumpcap', '--file-prefix=%s' % prefix, '-D'], env=env)
-    check(res.returncode == 0, 'dpdk-dumpcap -D exits 0 (got %d)' % res.returncode)
-    check(re.search(r'^0\. net_vnapi0$', res.stdout, re.M) is not None,
+    h.check(res.returncode == 0, 'dpdk-dumpcap -D exits 0 (got %d)' % res.returncode)
+    h.check(re.search(r'^0\. net_vnapi0$', res.stdout, re.M) is not None,
           'dpdk-dumpcap -D lists "0. net_vnapi0"')
 
 
@@ -148,16 +138,16 @@ def case_dumpcap(plugin, prefix, fwd_bin):
     try:
         res = run_tool(['dpdk-dumpcap', '--file-prefix=%s' % prefix, '-i', 'net_vnapi0',
                         '-c', str(CAPTURE_COUNT), '-w', out, '-q'], env=env)
-        check(res.returncode == 0, 'dpdk-dumpcap -i net_vnapi0 exits 0 (got %d)'
+        h.check(res.returncode == 0, 'dpdk-dumpcap -i net_vnapi0 exits 0 (got %d)'
               % res.returncode)
         pkts = pcapng_packets(out)
         # dumpcap writes whole bursts (up to 32) and stops at the one that
         # reaches the count.
-        check(CAPTURE_COUNT <= len(pkts) < CAPTURE_COUNT + 32,
+        h.check(CAPTURE_COUNT <= len(pkts) < CAPTURE_COUNT + 32,
               '%d packets in the capture (-c %d: at least that, less than one burst more)'
               % (len(pkts), CAPTURE_COUNT))
         udp = [p for p in pkts if len(p) >= 34 and p[12:14] == b'\x08\x00' and p[23] == 17]
-        check(len(udp) == len(pkts), 'every captured frame is IPv4/UDP (%d of %d)'
+        h.check(len(udp) == len(pkts), 'every captured frame is IPv4/UDP (%d of %d)'
               % (len(udp), len(pkts)))
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
@@ -166,10 +156,10 @@ def case_dumpcap(plugin, prefix, fwd_bin):
 def case_secondary(plugin, prefix, fwd_bin):
     sec = os.environ.get('VNAPI_SECONDARY')
     if not sec:
-        raise Failure('VNAPI_SECONDARY is not set')
+        raise h.CheckFailed('VNAPI_SECONDARY is not set')
     res = run_tool([sec] + eal_secondary_args(prefix, plugin) + ['--no-pci'])
-    check(res.returncode == 0, 'vnapi_secondary: every check passed (exit %d)' % res.returncode)
-    check('only the primary process may do this' in res.stderr,
+    h.check(res.returncode == 0, 'vnapi_secondary: every check passed (exit %d)' % res.returncode)
+    h.check('only the primary process may do this' in res.stderr,
           'the refusals name the reason in the log')
 
 
@@ -196,8 +186,8 @@ def main():
         with h.Session('tools') as s:
             backend, fwd, prefix = primary(s, plugin, fwd_bin)
             CASES[case](plugin, prefix, fwd_bin)
-            check(fwd.alive(), 'the primary still runs')
-    except (Failure, h.HarnessError) as e:
+            h.check(fwd.alive(), 'the primary still runs')
+    except h.HarnessError as e:
         print('=== FAIL %s: %s' % (case, e), flush=True)
         return 1
     print('=== PASS %s' % case, flush=True)

@@ -480,29 +480,18 @@ vnapi_secondary_refuse(struct rte_eth_dev *dev, const char *what)
 	return -E_RTE_SECONDARY;
 }
 
-static int
-vnapi_secondary_configure(struct rte_eth_dev *dev)
-{
-	return vnapi_secondary_refuse(dev, "configure");
+/* The ops that take only the device: one refusing op each. */
+#define VNAPI_SECONDARY_REFUSE_OP(op, what) \
+static int \
+vnapi_secondary_##op(struct rte_eth_dev *dev) \
+{ \
+	return vnapi_secondary_refuse(dev, what); \
 }
 
-static int
-vnapi_secondary_start(struct rte_eth_dev *dev)
-{
-	return vnapi_secondary_refuse(dev, "start");
-}
-
-static int
-vnapi_secondary_stop(struct rte_eth_dev *dev)
-{
-	return vnapi_secondary_refuse(dev, "stop");
-}
-
-static int
-vnapi_secondary_reset(struct rte_eth_dev *dev)
-{
-	return vnapi_secondary_refuse(dev, "reset");
-}
+VNAPI_SECONDARY_REFUSE_OP(configure, "configure")
+VNAPI_SECONDARY_REFUSE_OP(start, "start")
+VNAPI_SECONDARY_REFUSE_OP(stop, "stop")
+VNAPI_SECONDARY_REFUSE_OP(reset, "reset")
 
 static int
 vnapi_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
