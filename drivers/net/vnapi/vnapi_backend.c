@@ -26,6 +26,14 @@
 #include "vnapi_transport.h"
 
 static const char *const vnapi_feature_names[64] = {
+	[VIRTIO_NET_F_CSUM] = "CSUM",
+	[VIRTIO_NET_F_GUEST_CSUM] = "GUEST_CSUM",
+	[VIRTIO_NET_F_GUEST_TSO4] = "GUEST_TSO4",
+	[VIRTIO_NET_F_GUEST_TSO6] = "GUEST_TSO6",
+	[VIRTIO_NET_F_GUEST_ECN] = "GUEST_ECN",
+	[VIRTIO_NET_F_HOST_TSO4] = "HOST_TSO4",
+	[VIRTIO_NET_F_HOST_TSO6] = "HOST_TSO6",
+	[VIRTIO_NET_F_HOST_ECN] = "HOST_ECN",
 	[VIRTIO_NET_F_MAC] = "MAC",
 	[VIRTIO_NET_F_MRG_RXBUF] = "MRG_RXBUF",
 	[VIRTIO_NET_F_STATUS] = "STATUS",
@@ -93,6 +101,7 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
 	if (p->indirect)
 		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
+	want |= vnapi_net_offload_want(p->tx_csum, p->tso, p->rx_csum, p->lro && p->mrg_rxbuf);
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
@@ -115,7 +124,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 
 	hw->max_queue_pairs = max_qp;
 	hw->features_offered = offered;
-	hw->features = offered & want;
+	hw->features = vnapi_net_offload_valid(offered & want);
+	hw->features_usable = hw->features;
 	hw->hdr_size = (vnapi_has_feature(hw, VIRTIO_F_VERSION_1) ||
 			vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) ?
 		       sizeof(struct vnapi_net_hdr) : sizeof(struct vnapi_net_hdr) - 2;

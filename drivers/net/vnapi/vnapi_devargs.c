@@ -28,6 +28,10 @@ const struct vnapi_params vnapi_params_default = {
 	.packed_vq = false,
 	.in_order = true,
 	.indirect = true,
+	.tx_csum = true,
+	.tso = true,
+	.rx_csum = true,
+	.lro = true,
 	.intr_rescue = VNAPI_RESCUE_SIGNAL,
 };
 

@@ -93,6 +93,10 @@ t_defaults(const void *arg)
 	CHECK_EQ(p.packed_vq, 0);
 	CHECK_EQ(p.in_order, 1);
 	CHECK_EQ(p.indirect, 1);
+	CHECK_EQ(p.tx_csum, 1);
+	CHECK_EQ(p.tso, 1);
+	CHECK_EQ(p.rx_csum, 1);
+	CHECK_EQ(p.lro, 1);
 	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_SIGNAL);
 	CHECK_EQ(log_buf[0], '\0');
 	return 0;
@@ -109,7 +113,8 @@ t_accepted(const void *arg)
 	char path[VNAPI_PATH_MAX];
 
 	CHECK_EQ(parse("path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
-		       "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain", &p), 0);
+		       "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain,"
+		       "tx_csum=0,tso=0,rx_csum=0,lro=0", &p), 0);
 	CHECK_EQ(p.queues, 16);
 	CHECK_EQ(p.queue_size, 32768);
 	CHECK(rte_is_same_ether_addr(&p.mac, &want_mac));
@@ -118,10 +123,19 @@ t_accepted(const void *arg)
 	CHECK_EQ(p.packed_vq, 1);
 	CHECK_EQ(p.in_order, 0);
 	CHECK_EQ(p.indirect, 0);
+	CHECK_EQ(p.tx_csum, 0);
+	CHECK_EQ(p.tso, 0);
+	CHECK_EQ(p.rx_csum, 0);
+	CHECK_EQ(p.lro, 0);
 	CHECK_EQ(p.intr_rescue, VNAPI_RESCUE_EAGAIN);
 
 	CHECK_EQ(parse("path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
-		       "in_order=1,indirect=1,intr_rescue=signal", &p), 0);
+		       "in_order=1,indirect=1,intr_rescue=signal,tx_csum=1,tso=1,rx_csum=1,lro=1",
+		       &p), 0);
+	CHECK_EQ(p.tx_csum, 1);
+	CHECK_EQ(p.tso, 1);
+	CHECK_EQ(p.rx_csum, 1);
+	CHECK_EQ(p.lro, 1);
 	CHECK_EQ(p.queues, 1);
 	CHECK_EQ(p.queue_size, 64);
 	CHECK_EQ(p.mrg_rxbuf, 1);
@@ -180,6 +194,10 @@ static const struct {
 	{ "path=/s,packed_vq=2", "packed_vq" },
 	{ "path=/s,in_order=on", "in_order" },
 	{ "path=/s,indirect=2", "indirect" },
+	{ "path=/s,tx_csum=2", "tx_csum" },
+	{ "path=/s,tso=on", "tso" },
+	{ "path=/s,rx_csum=", "rx_csum" },
+	{ "path=/s,lro=-1", "lro" },
 	{ "path=/s,intr_rescue=sometimes", "intr_rescue" },
 	{ "path=/s,intr_rescue=SIGNAL", "intr_rescue" },
 	{ "path=", "path" },
@@ -258,7 +276,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 10);
+	CHECK_EQ(n, 14);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");
