@@ -269,6 +269,9 @@ vnapi_net_hdr_encode(struct vnapi_net_hdr *hdr, uint16_t hdr_size, const struct 
 	struct vnapi_net_hdr h = { .gso_type = VNAPI_NET_HDR_GSO_NONE };
 	const bool ipv4 = (f & RTE_MBUF_F_TX_IPV4) != 0;
 
+	/* TSO implies the TCP checksum (also when TSO itself is left out). */
+	if (f & RTE_MBUF_F_TX_TCP_SEG)
+		l4 = RTE_MBUF_F_TX_TCP_CKSUM;
 	if ((f & RTE_MBUF_F_TX_TCP_SEG) && (ol & (ipv4 ? VNAPI_OL_TSO4 : VNAPI_OL_TSO6))) {
 		h.gso_type = ipv4 ? VNAPI_NET_HDR_GSO_TCPV4 : VNAPI_NET_HDR_GSO_TCPV6;
 		if ((ol & VNAPI_OL_ECN) && m->data_len > start + VNAPI_TCP_FLAGS_OFF &&
@@ -277,7 +280,6 @@ vnapi_net_hdr_encode(struct vnapi_net_hdr *hdr, uint16_t hdr_size, const struct 
 			h.gso_type |= VNAPI_NET_HDR_GSO_ECN;
 		h.gso_size = m->tso_segsz;
 		h.hdr_len = start + m->l4_len;
-		l4 = RTE_MBUF_F_TX_TCP_CKSUM;
 	}
 	if ((ol & VNAPI_OL_CSUM) &&
 	    (l4 == RTE_MBUF_F_TX_TCP_CKSUM || l4 == RTE_MBUF_F_TX_UDP_CKSUM)) {
