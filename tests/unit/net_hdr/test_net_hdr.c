@@ -337,7 +337,7 @@ t_tx_prepare_rejects(void)
 
 #define REJECT(setup, ol, err) do { \
 	mbuf_init(&m, small_buf, SMALL_BUF); \
-	build(&m, false, IPPROTO_TCP, 2000 - 54); \
+	build(&m, false, IPPROTO_TCP, 1800 - 54); \
 	m.ol_flags |= RTE_MBUF_F_TX_TCP_SEG; \
 	m.tso_segsz = 1000; \
 	setup; \
