@@ -27,6 +27,7 @@
 #include <rte_udp.h>
 
 #include "unit_check.h"
+#include "unit_tap.h"
 #include "vnapi_net_hdr.h"
 
 #define HEADROOM     128
@@ -153,7 +154,7 @@ device_complete(struct rte_mbuf *m, const struct vnapi_net_hdr *h)
 }
 
 static int
-t_features(void)
+t_features(const void *arg __rte_unused)
 {
 	uint64_t all = F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |
 		       F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) |
@@ -204,7 +205,7 @@ teardown:
 
 /* Checksum offload, IPv4/IPv6 x TCP/UDP: prepare, encode, device, verify. */
 static int
-t_tx_csum(void)
+t_tx_csum(const void *arg __rte_unused)
 {
 	static const struct { bool v6; uint8_t proto; } cases[] = {
 		{ false, IPPROTO_TCP }, { false, IPPROTO_UDP },
@@ -251,7 +252,7 @@ teardown:
 
 /* TSO, IPv4 and IPv6, ~60 KB in one segment; ECN only when negotiated. */
 static int
-t_tx_tso(void)
+t_tx_tso(const void *arg __rte_unused)
 {
 	struct rte_mbuf m;
 	struct vnapi_net_hdr h;
@@ -305,7 +306,7 @@ teardown:
 
 /* The IPv4 header checksum is done in software by prepare. */
 static int
-t_tx_ip_cksum(void)
+t_tx_ip_cksum(const void *arg __rte_unused)
 {
 	struct rte_mbuf m;
 	struct rte_ipv4_hdr *ip;
@@ -330,7 +331,7 @@ teardown:
 
 /* Every rejection of prepare, and nothing written for a plain packet. */
 static int
-t_tx_prepare_rejects(void)
+t_tx_prepare_rejects(const void *arg __rte_unused)
 {
 	static uint8_t before[SMALL_BUF];
 	struct rte_mbuf m;
@@ -380,7 +381,7 @@ teardown:
 
 /* Encode: 10-byte headers stop at 10, requests not negotiated are left out. */
 static int
-t_tx_encode(void)
+t_tx_encode(const void *arg __rte_unused)
 {
 	struct rte_mbuf m;
 	uint8_t raw[16];
@@ -432,7 +433,7 @@ hdr_of(uint8_t flags, uint8_t gso, uint16_t hdr_len, uint16_t gso_size, uint16_t
 
 /* Received: every valid form. */
 static int
-t_rx_decode(void)
+t_rx_decode(const void *arg __rte_unused)
 {
 	const uint32_t ptype4 = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP;
 	const uint32_t ptype6 = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP;
@@ -511,7 +512,7 @@ teardown:
 /* The software completion gives the right checksum when the device names
  * the packet's own field through another start (sum from the IP payload). */
 static int
-t_rx_sw_complete(void)
+t_rx_sw_complete(const void *arg __rte_unused)
 {
 	struct rte_mbuf m;
 	struct vnapi_net_hdr h;
@@ -542,7 +543,7 @@ teardown:
 
 /* Received: every hostile field value; the mbuf must stay untouched. */
 static int
-t_rx_hostile(void)
+t_rx_hostile(const void *arg __rte_unused)
 {
 	static uint8_t before[BIG_BUF];
 	static const struct {
@@ -647,33 +648,20 @@ teardown:
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} tests[] = {
-	{ "feature masks and capabilities", t_features },
-	{ "tx checksum: prepare, encode, device completes, verified", t_tx_csum },
-	{ "tx TSO IPv4/IPv6, ECN", t_tx_tso },
-	{ "tx IPv4 header checksum in software", t_tx_ip_cksum },
-	{ "tx prepare rejections write nothing", t_tx_prepare_rejects },
-	{ "tx encode: legacy size, masking by negotiated offloads", t_tx_encode },
-	{ "rx decode: valid headers", t_rx_decode },
-	{ "rx decode: software completion", t_rx_sw_complete },
-	{ "rx decode: hostile values leave the mbuf untouched", t_rx_hostile },
+static const struct unit_case cases[] = {
+	{ "feature masks and capabilities", t_features, NULL },
+	{ "tx checksum: prepare, encode, device completes, verified", t_tx_csum, NULL },
+	{ "tx TSO IPv4/IPv6, ECN", t_tx_tso, NULL },
+	{ "tx IPv4 header checksum in software", t_tx_ip_cksum, NULL },
+	{ "tx prepare rejections write nothing", t_tx_prepare_rejects, NULL },
+	{ "tx encode: legacy size, masking by negotiated offloads", t_tx_encode, NULL },
+	{ "rx decode: valid headers", t_rx_decode, NULL },
+	{ "rx decode: software completion", t_rx_sw_complete, NULL },
+	{ "rx decode: hostile values leave the mbuf untouched", t_rx_hostile, NULL },
 };
 
 int
-main(void)
+main(int argc, char **argv)
 {
-	unsigned int i, failed = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%u\n", (unsigned int)RTE_DIM(tests));
-	for (i = 0; i < RTE_DIM(tests); i++) {
-		int r = tests[i].fn();
-
-		printf("%s %u - %s\n", r == 0 ? "ok" : "not ok", i + 1, tests[i].name);
-		failed += r != 0;
-	}
-	return failed ? 1 : 0;
+	return unit_tap_main(argc, argv, cases, RTE_DIM(cases), NULL);
 }
