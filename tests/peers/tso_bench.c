@@ -84,6 +84,22 @@ tb_port(uint16_t port, struct rte_mempool *rx_pool, bool fe)
 	return ret;
 }
 
+/* The front end's tx kick and indirect counters, where it has them. */
+static void
+tb_xstats(uint16_t port)
+{
+	static const char *const names[] = {
+		"tx_q0_kicks", "tx_q0_kicks_suppressed", "tx_q0_indirect", "tx_q0_ring_full",
+	};
+	uint64_t id, v;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(names); i++)
+		if (rte_eth_xstats_get_id_by_name(port, names[i], &id) == 0 &&
+		    rte_eth_xstats_get_by_id(port, &id, &v, 1) == 1)
+			printf("# %s %" PRIu64 "\n", names[i], v);
+}
+
 /* One frame of @p l3 IP bytes: headers in the first segment, payload as is. */
 static struct rte_mbuf *
 tb_frame(struct rte_mempool *mp, uint32_t l3, bool tso, uint32_t seq)
@@ -289,6 +305,7 @@ main(int argc, char **argv)
 	       mode, fe_name, t1 - t0, frames, rcvd, bytes, bytes * 8.0 / (t1 - t0) / 1e9,
 	       bytes ? (double)fe_cyc / bytes : 0.0, bytes ? (double)be_cyc / bytes : 0.0,
 	       rte_get_tsc_hz());
+	tb_xstats(fe_port);
 	rte_eth_dev_stop(fe_port);
 	rte_eal_hotplug_remove("vdev", fe_name);
 	rte_eth_dev_stop(be_port);
