@@ -12,7 +12,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -26,6 +25,8 @@
 #include <rte_udp.h>
 
 #include "pair_offload.h"
+#include "peer_frame.h"
+#include "peer_util.h"
 
 #define OL_MAX_PKTS   8
 #define OL_MAX_LEN    65536
@@ -50,15 +51,6 @@ struct ol_pkt {
 
 static struct ol_pkt pkts[OL_MAX_PKTS];
 static uint8_t flat[OL_MAX_LEN];
-
-static double
-ol_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint32_t
 ol_l3_len(bool ipv6)
@@ -148,37 +140,6 @@ ol_ref_cksum(uint8_t *b, bool ipv6, uint8_t proto)
 	return ref;
 }
 
-/* Flat bytes into a chain of segments of at most @p seg bytes. */
-static struct rte_mbuf *
-ol_to_mbuf(struct rte_mempool *mp, const uint8_t *b, uint32_t len, uint32_t seg)
-{
-	struct rte_mbuf *head = NULL, *last = NULL, *m;
-	uint32_t off = 0, n;
-
-	while (off < len) {
-		m = rte_pktmbuf_alloc(mp);
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		n = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-		n = RTE_MIN(n, seg);
-		memcpy(rte_pktmbuf_mtod(m, void *), b + off, n);
-		m->data_len = (uint16_t)n;
-		if (head == NULL) {
-			head = m;
-			head->pkt_len = n;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		last = m;
-		off += n;
-	}
-	return head;
-}
-
 static void
 ol_set_tx(struct rte_mbuf *m, const struct ol_pkt *p, bool ipv6)
 {
@@ -201,7 +162,7 @@ static int
 ol_exchange(const struct pair_offload_ctx *ctx, uint16_t tx, uint16_t rx, bool prepare,
 	    struct rte_mbuf **m, uint16_t n, struct rte_mbuf **got)
 {
-	double deadline = ol_now() + ctx->timeout;
+	double deadline = peer_now_s() + ctx->timeout;
 	uint16_t sent = 0, rcvd = 0, k;
 
 	if (prepare) {
@@ -213,7 +174,7 @@ ol_exchange(const struct pair_offload_ctx *ctx, uint16_t tx, uint16_t rx, bool p
 			return -1;
 		}
 	}
-	while ((sent < n || rcvd < n) && ol_now() < deadline) {
+	while ((sent < n || rcvd < n) && peer_now_s() < deadline) {
 		if (sent < n)
 			sent += rte_eth_tx_burst(tx, 0, m + sent, n - sent);
 		if (rcvd < n) {
@@ -306,7 +267,7 @@ pair_offload_fe_to_be(const struct pair_offload_ctx *ctx, bool ipv6)
 		memcpy(pkts[n - 1].exp + ol_csum_pos(ipv6, IPPROTO_TCP), &c, 2);
 	}
 	for (i = 0; i < n; i++) {
-		m[i] = ol_to_mbuf(ctx->fe_tx_pool, pkts[i].exp, pkts[i].len, 2000);
+		m[i] = peer_mbuf_copy(ctx->fe_tx_pool, pkts[i].exp, pkts[i].len, 2000);
 		if (m[i] == NULL) {
 			ctx->tap(false, "%s: mbufs for %s", v, pkts[i].what);
 			rte_pktmbuf_free_bulk(m, i);
@@ -411,7 +372,7 @@ pair_offload_be_to_fe(const struct pair_offload_ctx *ctx, bool ipv6)
 			c = ol_ref_cksum(p->exp, ipv6, p->proto);
 		}
 		memcpy(p->exp + ol_csum_pos(ipv6, p->proto), &c, 2);
-		m[i] = ol_to_mbuf(ctx->be_tx_pool, p->exp, p->len, 2000);
+		m[i] = peer_mbuf_copy(ctx->be_tx_pool, p->exp, p->len, 2000);
 		if (m[i] == NULL) {
 			ctx->tap(false, "%s: mbufs for %s", v, p->what);
 			rte_pktmbuf_free_bulk(m, i);
