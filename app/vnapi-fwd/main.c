@@ -572,6 +572,45 @@ ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
+/*
+ * A quantile of a timing histogram (delta of two readings, or NULL for
+ * none): the upper bound in us of the bucket that holds it (the last
+ * bucket's lower bound, 16384, for "at least that"); 0 when empty.
+ */
+static uint64_t
+hist_quantile_us(const uint64_t *h, const uint64_t *prev, double q)
+{
+	uint64_t d[NAPI_HIST_BUCKETS], total = 0, acc = 0, want;
+	unsigned int b;
+
+	for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
+		d[b] = h[b] - (prev != NULL ? prev[b] : 0);
+		total += d[b];
+	}
+	if (total == 0)
+		return 0;
+	want = (uint64_t)((double)total * q);
+	want = RTE_MAX(want, (uint64_t)1);
+	for (b = 0; b < NAPI_HIST_BUCKETS - 1; b++) {
+		acc += d[b];
+		if (acc >= want)
+			return (uint64_t)1 << b;
+	}
+	return napi_hist_lower_us(NAPI_HIST_BUCKETS - 1);
+}
+
+/* Count of a histogram (delta) at or above `us` (a bucket bound). */
+static uint64_t
+hist_at_least(const uint64_t *h, const uint64_t *prev, uint64_t us)
+{
+	uint64_t n = 0;
+	unsigned int b;
+
+	for (b = napi_hist_bucket(us); b < NAPI_HIST_BUCKETS; b++)
+		n += h[b] - (prev != NULL ? prev[b] : 0);
+	return n;
+}
+
 static void
 fwd_stats_print(double dt, double t)
 {
@@ -596,6 +635,18 @@ fwd_stats_print(double dt, double t)
 			       ratio(q->wakeup_packets - p->wakeup_packets, dw),
 			       100.0 * (double)(q->busy_cycles - p->busy_cycles) / cyc,
 			       q->races, q->wakeups, q->packets);
+			/* Per-wakeup timing over the interval: bucket bounds in us. */
+			printf("WAKE t=%.1f lcore=%u port=%u queue=%u"
+			       " wake_poll_p99_us=%" PRIu64 " wake_arm_p50_us=%" PRIu64
+			       " wake_arm_p99_us=%" PRIu64 " poll_gap_p99_us=%" PRIu64
+			       " poll_gaps_ge1ms=%" PRIu64 " wake_arm_ge1ms=%" PRIu64 "\n",
+			       t, fwd_lcores[i].lcore, q->port, q->queue,
+			       hist_quantile_us(q->wake_poll_hist, p->wake_poll_hist, 0.99),
+			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.5),
+			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.99),
+			       hist_quantile_us(q->poll_gap_hist, p->poll_gap_hist, 0.99),
+			       hist_at_least(q->poll_gap_hist, p->poll_gap_hist, 1024),
+			       hist_at_least(q->wake_arm_hist, p->wake_arm_hist, 1024));
 		}
 		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
 		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
@@ -675,6 +726,23 @@ fwd_final(void)
 			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
 			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
 			       qs[j].tx_reclaimed);
+		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
+			char h[4][NAPI_HIST_BUCKETS * 21];
+			const uint64_t *src[4] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
+						   qs[j].wake_arm_hist, qs[j].poll_gap_hist };
+			unsigned int k, b;
+
+			for (k = 0; k < 4; k++) {
+				int off = 0;
+
+				for (b = 0; b < NAPI_HIST_BUCKETS; b++)
+					off += snprintf(h[k] + off, sizeof(h[k]) - off, "%s%" PRIu64,
+							b ? "," : "", src[k][b]);
+			}
+			printf("HIST lcore=%u port=%u queue=%u arm_wake=%s wake_poll=%s"
+			       " wake_arm=%s poll_gap=%s\n", lc->lcore, qs[j].port, qs[j].queue,
+			       h[0], h[1], h[2], h[3]);
+		}
 		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
 		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
 		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f\n",

@@ -61,9 +61,13 @@ struct napi_entry {
 	bool cleanup_ok;       /* tx_done_cleanup supported */
 	bool woken;            /* the next poll is the first after a wakeup */
 	bool wake_window;      /* counting wakeup packets until the next arm */
+	bool wake_open;        /* woken, not armed again yet (wake_arm_hist) */
+	bool gap_valid;        /* last_poll_end is the end of the previous poll */
 	uint32_t short_rounds; /* consecutive polls below budget */
 	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup) */
 	uint64_t armed_at;     /* cycles: when armed */
+	uint64_t woken_at;     /* cycles: the last wakeup */
+	uint64_t last_poll_end; /* cycles: end of the last poll */
 	struct napi_queue_stats st;
 };
 
@@ -72,6 +76,7 @@ struct napi_ctx {
 	const struct napi_ops *ops;
 	void *arg;
 	uint64_t idle_cycles;  /* idle_us in ops->now units */
+	uint64_t cycles_per_us; /* for the histograms (at least 1) */
 	unsigned int nb;
 	bool attached;         /* interrupts registered from the owning thread */
 	int stop;              /* napi_stop() called (atomic) */
@@ -201,6 +206,7 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->ops = conf->ops != NULL ? conf->ops : &napi_ops_ethdev;
 	ctx->arg = conf->ops_arg;
 	ctx->idle_cycles = (uint64_t)conf->idle_us * hz / 1000000;
+	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
 	ctx->wake_fd = -1;
@@ -334,6 +340,35 @@ napi_ctx_free(struct napi_ctx *ctx)
 	free(ctx);
 }
 
+/* ---- timing histograms -------------------------------------------------------- */
+
+unsigned int
+napi_hist_bucket(uint64_t us)
+{
+	unsigned int b;
+
+	if (us == 0)
+		return 0;
+	b = 64 - (unsigned int)__builtin_clzll(us); /* us in [2^(b-1), 2^b) */
+	return RTE_MIN(b, (unsigned int)NAPI_HIST_BUCKETS - 1);
+}
+
+uint64_t
+napi_hist_lower_us(unsigned int bucket)
+{
+	if (bucket == 0 || bucket >= NAPI_HIST_BUCKETS)
+		return 0;
+	return (uint64_t)1 << (bucket - 1);
+}
+
+static inline void
+napi_hist_add(const struct napi_ctx *ctx, uint64_t *hist, uint64_t cycles)
+{
+	unsigned int b = napi_hist_bucket(cycles / ctx->cycles_per_us);
+
+	NAPI_ADD(hist[b], 1);
+}
+
 /* ---- arming ----------------------------------------------------------------- */
 
 static void
@@ -410,6 +445,11 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	if (e->armed) {
 		e->scheduled = false;
 		NAPI_SET(e->st.scheduled, false);
+		e->gap_valid = false;
+		if (e->wake_open) {
+			e->wake_open = false;
+			napi_hist_add(ctx, e->st.wake_arm_hist, now - e->woken_at);
+		}
 	}
 }
 
@@ -443,6 +483,10 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 	uint64_t t0 = *now, t1;
 	int ret;
 
+	if (e->woken)
+		napi_hist_add(ctx, e->st.wake_poll_hist, t0 - e->woken_at);
+	else if (e->gap_valid)
+		napi_hist_add(ctx, e->st.poll_gap_hist, t0 - e->last_poll_end);
 	do {
 		want = (uint16_t)RTE_MIN((unsigned int)NAPI_BURST, budget - got);
 		n = ctx->ops->rx_burst(ctx->arg, e->conf.port, e->conf.queue, pkts, want);
@@ -480,6 +524,8 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 	}
 	if (e->wake_window)
 		NAPI_ADD(e->st.wakeup_packets, got);
+	e->last_poll_end = t1;
+	e->gap_valid = true;
 	*now = t1;
 	return got;
 }
@@ -489,14 +535,19 @@ static void
 napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 {
 	NAPI_ADD(e->st.wakeups, 1);
-	if (e->armed)
+	if (e->armed) {
+		napi_hist_add(ctx, e->st.arm_wake_hist, now - e->armed_at);
 		napi_disarm(ctx, e, now);
+	}
 	e->scheduled = true;
 	NAPI_SET(e->st.scheduled, true);
 	e->short_rounds = 0;
 	e->last_pkt = now;
 	e->woken = true;
 	e->wake_window = true;
+	e->woken_at = now;
+	e->wake_open = true;
+	e->gap_valid = false;
 }
 
 /*
@@ -729,6 +780,8 @@ napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **p
 static void
 napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 {
+	unsigned int i;
+
 	s->port = e->st.port;
 	s->queue = e->st.queue;
 	s->mode = e->st.mode;
@@ -752,13 +805,19 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->tx_sent = NAPI_GET(e->st.tx_sent);
 	s->tx_retries = NAPI_GET(e->st.tx_retries);
 	s->tx_unsent = NAPI_GET(e->st.tx_unsent);
+	for (i = 0; i < NAPI_HIST_BUCKETS; i++) {
+		s->arm_wake_hist[i] = NAPI_GET(e->st.arm_wake_hist[i]);
+		s->wake_poll_hist[i] = NAPI_GET(e->st.wake_poll_hist[i]);
+		s->wake_arm_hist[i] = NAPI_GET(e->st.wake_arm_hist[i]);
+		s->poll_gap_hist[i] = NAPI_GET(e->st.poll_gap_hist[i]);
+	}
 }
 
 int
 napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 	       struct napi_queue_stats *queues, unsigned int nb_queues)
 {
-	unsigned int nb, i;
+	unsigned int nb, i, b;
 
 	if (ctx == NULL)
 		return -EINVAL;
@@ -797,6 +856,12 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->wakeups += s.wakeups;
 		lcore->spurious_wakeups += s.spurious_wakeups;
 		lcore->wakeup_packets += s.wakeup_packets;
+		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
+			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
+			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];
+			lcore->wake_arm_hist[b] += s.wake_arm_hist[b];
+			lcore->poll_gap_hist[b] += s.poll_gap_hist[b];
+		}
 	}
 	return (int)nb;
 }

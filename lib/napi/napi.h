@@ -63,6 +63,12 @@ extern "C" {
 #define NAPI_TX_RETRIES_DEFAULT 16
 /** Largest number of entries in one context. */
 #define NAPI_MAX_QUEUES 64
+/**
+ * Buckets of the timing histograms (napi_queue_stats::arm_wake_hist and the
+ * others): bucket 0 counts durations under 1 us, bucket i (1..14) those in
+ * [2^(i-1), 2^i) us, the last one 16384 us and more.
+ */
+#define NAPI_HIST_BUCKETS 16
 
 /** When an entry is armed. */
 enum napi_mode {
@@ -195,6 +201,21 @@ struct napi_queue_stats {
 	uint64_t tx_sent;         /**< napi_tx on the paired tx queue: packets sent. */
 	uint64_t tx_retries;      /**< ... retries after a short tx burst (back-pressure). */
 	uint64_t tx_unsent;       /**< ... packets returned unsent to the caller. */
+	/**
+	 * Timing of the wakeups (NAPI_HIST_BUCKETS log2 buckets of microseconds).
+	 * arm_wake: from arming to the wakeup (time asleep on this entry).
+	 * wake_poll: from the return of the sleep to the first poll of the woken
+	 * entry (other entries' polls and the wakeup handling in between).
+	 * wake_arm: from the wakeup to the next arming that holds (the time the
+	 * entry stays disarmed per wakeup: its packets and its idle polls).
+	 * poll_gap: between the end of one poll of the entry and the start of the
+	 * next while it stays scheduled (a large gap: the thread lost the CPU, or
+	 * other entries' work, while this queue was disarmed).
+	 */
+	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
+	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
 };
 
 /** Counters of one context (lcore). */
@@ -221,7 +242,32 @@ struct napi_lcore_stats {
 	uint64_t tx_sent;         /**< All napi_tx calls of the context. */
 	uint64_t tx_retries;
 	uint64_t tx_unsent;
+	/** Sums of the entries' histograms (see napi_queue_stats). */
+	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
+	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
 };
+
+/**
+ * Histogram bucket of a duration (see NAPI_HIST_BUCKETS).
+ *
+ * @param us
+ *   Duration in microseconds.
+ * @return
+ *   0 .. NAPI_HIST_BUCKETS - 1.
+ */
+unsigned int napi_hist_bucket(uint64_t us);
+
+/**
+ * Lower bound of a histogram bucket.
+ *
+ * @param bucket
+ *   0 .. NAPI_HIST_BUCKETS - 1.
+ * @return
+ *   Microseconds: 0 for bucket 0, 2^(bucket-1) otherwise.
+ */
+uint64_t napi_hist_lower_us(unsigned int bucket);
 
 /**
  * Fill @p conf with the defaults: hybrid thresholds NAPI_IDLE_POLLS_DEFAULT

@@ -945,6 +945,105 @@ teardown:
 	return ret;
 }
 
+/* Exactly one sample, in bucket b, and nothing elsewhere. */
+static int
+hist_only(const uint64_t *h, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < NAPI_HIST_BUCKETS; i++)
+		if (h[i] != (i == b ? 1u : 0u))
+			return 0;
+	return 1;
+}
+
+static int
+test_hist_buckets(void)
+{
+	int ret = -1;
+
+	CHECK_EQ(napi_hist_bucket(0), 0);
+	CHECK_EQ(napi_hist_bucket(1), 1);
+	CHECK_EQ(napi_hist_bucket(2), 2);
+	CHECK_EQ(napi_hist_bucket(3), 2);
+	CHECK_EQ(napi_hist_bucket(4), 3);
+	CHECK_EQ(napi_hist_bucket(1023), 10);
+	CHECK_EQ(napi_hist_bucket(1024), 11);
+	CHECK_EQ(napi_hist_bucket(16383), 14);
+	CHECK_EQ(napi_hist_bucket(16384), 15);
+	CHECK_EQ(napi_hist_bucket(UINT64_MAX), NAPI_HIST_BUCKETS - 1);
+	CHECK_EQ(napi_hist_lower_us(0), 0);
+	CHECK_EQ(napi_hist_lower_us(1), 1);
+	CHECK_EQ(napi_hist_lower_us(11), 1024);
+	CHECK_EQ(napi_hist_lower_us(15), 16384);
+	CHECK_EQ(napi_hist_lower_us(16), 0);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+/*
+ * One wakeup on the fake clock (1 cycle = 1 us): armed at 1000, woken at
+ * 4000 (arm_wake 3000 us), first poll at 4005 (wake_poll 5 us), the next poll
+ * at 4105 (poll_gap 100 us) finds nothing and arms (wake_arm 105 us).
+ */
+static int
+test_wakeup_timing_hist(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_lcore_stats ls;
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.clock = 1000;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed at 1000, asleep */
+	CHECK(fp.q[0].armed);
+	fp.clock = 4000;
+	fake_arrive(&fp, 0, 2);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 4000 */
+	fp.clock = 4005;
+	CHECK_EQ(napi_poll_once(ctx), 2);     /* first poll */
+	fp.clock = 4105;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed again, asleep */
+	CHECK(fp.q[0].armed);
+	s = qstats(ctx, 0);
+	CHECK(hist_only(s.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(s.wake_poll_hist, napi_hist_bucket(5)));
+	CHECK(hist_only(s.wake_arm_hist, napi_hist_bucket(105)));
+	CHECK(hist_only(s.poll_gap_hist, napi_hist_bucket(100)));
+	napi_stats_get(ctx, &ls, NULL, 0);
+	CHECK(hist_only(ls.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(ls.wake_arm_hist, napi_hist_bucket(105)));
+	/* a race after the wakeup keeps the wakeup open until an arm holds */
+	fp.clock = 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 5000 */
+	fp.clock = 5001;
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* not empty: no arm (interrupt mode) */
+	fp.clock = 5002;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: arm, race: stays scheduled */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	fp.clock = 5600;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* the raced packet */
+	fp.clock = 5700;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* armed at 5700: wake_arm 700 us */
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(700)], 1);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(105)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(4000 - 1000)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(5000 - 4105)], 1);
+	/* poll gaps: 4005->4105, 5001->5002, 5002->5600, 5600->5700 */
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(100)], 2);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(1)], 1);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(598)], 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
 struct test_case {
 	const char *name;
 	int (*fn)(void);
@@ -977,6 +1076,8 @@ static const struct test_case tests[] = {
 	{ "stats exact", test_stats_exact },
 	{ "mode names", test_modes_names },
 	{ "poll mode never arms", test_poll_mode_never_arms },
+	{ "timing histogram buckets", test_hist_buckets },
+	{ "per-wakeup timing histograms (fake clock)", test_wakeup_timing_hist },
 };
 
 int
