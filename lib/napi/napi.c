@@ -63,10 +63,12 @@ struct napi_entry {
 	bool wake_window;      /* counting wakeup packets until the next arm */
 	bool wake_open;        /* woken, not armed again yet (wake_arm_hist) */
 	bool gap_valid;        /* last_poll_end is the end of the previous poll */
+	bool idle_pays;        /* hybrid: idle polls before arming (see napi_should_arm) */
 	uint32_t short_rounds; /* consecutive polls below budget */
 	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup) */
 	uint64_t armed_at;     /* cycles: when armed */
 	uint64_t woken_at;     /* cycles: the last wakeup */
+	uint64_t idle_window;  /* cycles: last packet to arming, at the last arm */
 	uint64_t last_poll_end; /* cycles: end of the last poll */
 	struct napi_queue_stats st;
 };
@@ -77,6 +79,7 @@ struct napi_ctx {
 	void *arg;
 	uint64_t idle_cycles;  /* idle_us in ops->now units */
 	uint64_t cycles_per_us; /* for the histograms (at least 1) */
+	uint64_t short_sleep_cycles; /* NAPI_SHORT_SLEEP_US in ops->now units */
 	unsigned int nb;
 	bool attached;         /* interrupts registered from the owning thread */
 	int stop;              /* napi_stop() called (atomic) */
@@ -176,6 +179,7 @@ napi_ctx_conf_init(struct napi_ctx_conf *conf)
 	conf->disable_on_race = true;
 	conf->sleep_timeout_ms = 0;
 	conf->tx_retries = NAPI_TX_RETRIES_DEFAULT;
+	conf->adaptive_idle = true;
 	conf->ops = NULL;
 }
 
@@ -207,6 +211,7 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->arg = conf->ops_arg;
 	ctx->idle_cycles = (uint64_t)conf->idle_us * hz / 1000000;
 	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
+	ctx->short_sleep_cycles = (uint64_t)NAPI_SHORT_SLEEP_US * hz / 1000000;
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
 	ctx->wake_fd = -1;
@@ -298,6 +303,7 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 		e->conf.budget = NAPI_BUDGET_DEFAULT;
 	e->ctx = ctx;
 	e->scheduled = true;
+	e->idle_pays = true;
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
@@ -386,6 +392,7 @@ napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_di
 {
 	NAPI_ADD(e->st.races, 1);
 	e->short_rounds = 0;
+	e->idle_pays = true;   /* work landed while arming: polling on would have caught it */
 	if (port_disarmed) {
 		/* -EAGAIN: the port disarmed itself. */
 		if (e->armed) {
@@ -416,6 +423,7 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 
 	NAPI_ADD(e->st.arms, 1);
 	e->wake_window = false;
+	e->idle_window = now - e->last_pkt;
 	ret = ctx->ops->intr_enable(ctx->arg, e->conf.port, e->conf.queue);
 	if (ret == -EAGAIN) {
 		napi_race(ctx, e, now, true);
@@ -463,6 +471,12 @@ napi_should_arm(const struct napi_ctx *ctx, const struct napi_entry *e, unsigned
 	case NAPI_MODE_INTERRUPT:
 		return got == 0;
 	case NAPI_MODE_HYBRID:
+		if (ctx->conf.adaptive_idle && !e->idle_pays) {
+			/* The last sleep outlasted what idle polling could have
+			 * bridged: arm at the first empty round, as interrupt
+			 * mode does, instead of holding the queue disarmed. */
+			return got == 0;
+		}
 		return e->short_rounds >= ctx->conf.idle_polls &&
 			now - e->last_pkt >= ctx->idle_cycles;
 	default:
@@ -536,7 +550,13 @@ napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 {
 	NAPI_ADD(e->st.wakeups, 1);
 	if (e->armed) {
-		napi_hist_add(ctx, e->st.arm_wake_hist, now - e->armed_at);
+		uint64_t slept = now - e->armed_at;
+
+		napi_hist_add(ctx, e->st.arm_wake_hist, slept);
+		/* Would idle polling have caught this wakeup's packet? Only if
+		 * the sleep was shorter than the idle polls before it (or than
+		 * a sleep and wakeup cost, NAPI_SHORT_SLEEP_US). */
+		e->idle_pays = slept < RTE_MAX(e->idle_window, ctx->short_sleep_cycles);
 		napi_disarm(ctx, e, now);
 	}
 	e->scheduled = true;
@@ -672,13 +692,18 @@ napi_poll_once(struct napi_ctx *ctx)
 		if (got == e->conf.budget) {
 			e->short_rounds = 0;
 			e->last_pkt = now;
+			e->idle_pays = true;
 		} else {
 			if (got > 0)
 				e->last_pkt = now;
 			if (e->short_rounds != UINT32_MAX)
 				e->short_rounds++;
-			if (napi_should_arm(ctx, e, got, now))
+			if (napi_should_arm(ctx, e, got, now)) {
+				if (e->conf.mode == NAPI_MODE_HYBRID && !e->idle_pays &&
+				    ctx->conf.adaptive_idle)
+					NAPI_ADD(e->st.quick_arms, 1);
 				napi_arm(ctx, e, now);
+			}
 		}
 		any_scheduled |= e->scheduled;
 	}
@@ -799,6 +824,7 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
 	s->timeout_polls = NAPI_GET(e->st.timeout_polls);
 	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
+	s->quick_arms = NAPI_GET(e->st.quick_arms);
 	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
 	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
 	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);

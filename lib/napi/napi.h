@@ -59,6 +59,12 @@ extern "C" {
 #define NAPI_BUDGET_MAX 1024
 /** Default napi_ctx_conf::idle_polls. */
 #define NAPI_IDLE_POLLS_DEFAULT 32
+/**
+ * Hybrid with napi_ctx_conf::adaptive_idle: a sleep shorter than this (or
+ * than the idle polls before it) counts as one that idle polling would have
+ * bridged.
+ */
+#define NAPI_SHORT_SLEEP_US 20
 /** Default napi_ctx_conf::tx_retries. */
 #define NAPI_TX_RETRIES_DEFAULT 16
 /** Largest number of entries in one context. */
@@ -155,6 +161,14 @@ struct napi_ctx_conf {
 	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
 	uint32_t sleep_timeout_ms; /**< Housekeeping: napi_poll_once returns after this long asleep (0: none). */
 	uint32_t tx_retries;    /**< napi_tx: retries with reclaim before giving up. */
+	/**
+	 * Hybrid: poll an idle queue (idle_polls, idle_us) only while that pays
+	 * (default true). After a wakeup whose sleep was longer than the idle
+	 * polls before it and than NAPI_SHORT_SLEEP_US, the entry arms at its
+	 * first empty round, as in interrupt mode, until a short sleep, a race
+	 * at arming or a full round shows traffic that idle polls would catch.
+	 */
+	bool adaptive_idle;
 	uint64_t tsc_hz;        /**< Cycles per second of ops->now (0: rte_get_tsc_hz()). */
 	const struct napi_ops *ops; /**< NULL: napi_ops_ethdev. */
 	void *ops_arg;          /**< First argument of every op. */
@@ -195,6 +209,7 @@ struct napi_queue_stats {
 	uint64_t spurious_wakeups;/**< Wakeups whose first poll found nothing. */
 	uint64_t timeout_polls;   /**< Disarmed and polled at a housekeeping timeout (see napi_poll_once). */
 	uint64_t wakeup_packets;  /**< Packets from a wakeup to the next arm. */
+	uint64_t quick_arms;      /**< Hybrid, adaptive_idle: arms at the first empty round (idle polls skipped). */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
 	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */

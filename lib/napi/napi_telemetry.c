@@ -64,6 +64,7 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(spurious_wakeups),
 	NAPI_QUEUE_FIELD(timeout_polls),
 	NAPI_QUEUE_FIELD(wakeup_packets),
+	NAPI_QUEUE_FIELD(quick_arms),
 	NAPI_QUEUE_FIELD(armed_cycles),
 	NAPI_QUEUE_FIELD(busy_cycles),
 	NAPI_QUEUE_FIELD(tx_reclaimed),

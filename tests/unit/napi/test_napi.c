@@ -1044,6 +1044,101 @@ teardown:
 	return ret;
 }
 
+/* Rounds until the entry arms (at most max); the count of empty rounds polled. */
+static int
+rounds_to_arm(struct napi_ctx *ctx, unsigned int q, int max)
+{
+	unsigned int before = fp.q[q].enables;
+	int i;
+
+	for (i = 1; i <= max; i++) {
+		napi_poll_once(ctx);
+		if (fp.q[q].enables != before && fp.q[q].armed)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Hybrid with adaptive_idle (the default): after a long sleep the entry arms
+ * at its first empty round; a short sleep, a race at arming or a full round
+ * bring the idle polls back. With adaptive_idle off, idle polls every time.
+ */
+static int
+test_hybrid_adaptive_idle(void)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
+	struct napi_ctx_conf conf;
+	struct napi_queue_conf qc = {
+		.port = 0, .queue = 0, .mode = NAPI_MODE_HYBRID, .handler = count_handler,
+	};
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);          /* idle polls at first */
+	/* a long sleep (1000 us): one packet, then armed at the first empty round */
+	fp.clock = 1100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* woken */
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the packet: short, no arm */
+	CHECK(!fp.q[0].armed);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* a short sleep (5 us < NAPI_SHORT_SLEEP_US): idle polls again */
+	fp.clock += 5;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);          /* 5 short rounds in all */
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* long sleep, then a race at the quick arm: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* quick arm, race */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the raced packet */
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	/* long sleep, then a full round: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 64);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+
+	/* adaptive_idle off: idle polls after a long sleep too */
+	napi_ctx_free(ctx);
+	fake_init(&fp, 1);
+	napi_ctx_conf_init(&conf);
+	CHECK(conf.adaptive_idle);
+	conf.lcore_id = 3;
+	conf.idle_polls = 5;
+	conf.adaptive_idle = false;
+	conf.tsc_hz = 1000000;
+	conf.ops = &fake_ops;
+	conf.ops_arg = &fp;
+	ctx = napi_ctx_create(&conf);
+	CHECK(ctx != NULL);
+	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	fp.clock = 5100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 0);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
 struct test_case {
 	const char *name;
 	int (*fn)(void);
@@ -1078,6 +1173,7 @@ static const struct test_case tests[] = {
 	{ "poll mode never arms", test_poll_mode_never_arms },
 	{ "timing histogram buckets", test_hist_buckets },
 	{ "per-wakeup timing histograms (fake clock)", test_wakeup_timing_hist },
+	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle },
 };
 
 int
