@@ -18,6 +18,12 @@
  *   --sparse N     N single packets, each a random --gap-min-us..--gap-max-us
  *                  after the previous returned; each must return within
  *                  --max-latency-us (lost after --loss-timeout-ms).
+ *                  With --gap2-min-us/--gap2-max-us every second packet uses
+ *                  that range instead (pairs: a packet, then a second one soon
+ *                  after it came back); with --fe-pid-file (a file holding
+ *                  the front end's pid, read after the warm-up) its and our
+ *                  run-queue wait (/proc/PID/schedstat) during each round trip
+ *                  is taken out of it for the bound ("net" latency).
  *   --idle S       nothing for S seconds between "IDLE begin" and "IDLE end"
  *                  lines, then one check packet (same latency bound).
  *
@@ -28,6 +34,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -89,7 +96,11 @@ static struct {
 	uint32_t gap_us;
 	uint32_t gap_min_us;
 	uint32_t gap_max_us;
+	uint32_t gap2_min_us;   /* 0/0: every gap from gap_min_us..gap_max_us */
+	uint32_t gap2_max_us;
+	const char *fe_pid_file; /* NULL: no run-queue accounting */
 	uint32_t max_latency_us;
+	const char *dump;       /* per-packet "seq latency_ns net_ns" lines, or NULL */
 	uint32_t loss_timeout_ms;
 	double idle_s;
 	bool macswap;
@@ -116,6 +127,8 @@ static volatile sig_atomic_t quit;
 /* Receive accounting. */
 static uint8_t *seen;          /* per seq (index 0 = the warm-up/check packet) */
 static uint64_t *lat_ns;
+static uint64_t *net_ns;       /* lat_ns minus the run-queue wait (--fe-pid) */
+static int fe_sched_fd = -1, self_sched_fd = -1;
 static uint32_t rcvd, zero_rcvd;
 static uint64_t bad, dups, stray;
 static char first_bad[128];
@@ -180,6 +193,30 @@ frame(uint32_t seq)
 	pattern(f->pl.pattern, seq);
 	f->pl.t_ns = now_ns();
 	return m;
+}
+
+/* Run-queue wait (schedstat field 2, ns) of the front end's main thread and ours. */
+static uint64_t
+sched_wait_ns(void)
+{
+	int fds[2] = { fe_sched_fd, self_sched_fd };
+	unsigned long long run, wait;
+	uint64_t total = 0;
+	char buf[128];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (fds[i] < 0)
+			continue;
+		n = pread(fds[i], buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(buf, "%llu %llu", &run, &wait) == 2)
+			total += wait;
+	}
+	return total;
 }
 
 static void
@@ -279,7 +316,7 @@ one(uint32_t seq, uint32_t timeout_ms)
 {
 	struct rte_mbuf *m = frame(seq);
 	uint32_t before_r = rcvd, before_z = zero_rcvd;
-	uint64_t end;
+	uint64_t end, w0 = sched_wait_ns();
 	int ret;
 
 	if (m == NULL)
@@ -290,8 +327,14 @@ one(uint32_t seq, uint32_t timeout_ms)
 	end = now_ns() + (uint64_t)timeout_ms * 1000000;
 	while (now_ns() < end) {
 		rx();
-		if (rcvd != before_r || zero_rcvd != before_z)
+		if (rcvd != before_r || zero_rcvd != before_z) {
+			if (seq > 0 && seq <= o.n && seen[seq]) {
+				uint64_t w = sched_wait_ns() - w0;
+
+				net_ns[seq] = lat_ns[seq] > w ? lat_ns[seq] - w : 0;
+			}
 			return 0;
+		}
 		if (quit || now_ns() > deadline_ns)
 			return PEER_DEADLINE;
 	}
@@ -348,7 +391,10 @@ run_sparse(void)
 		rng ^= rng << 13;
 		rng ^= rng >> 7;
 		rng ^= rng << 17;
-		gap = o.gap_min_us + rng % (o.gap_max_us - o.gap_min_us + 1);
+		if (i % 2 == 0 && o.gap2_max_us > 0)
+			gap = o.gap2_min_us + rng % (o.gap2_max_us - o.gap2_min_us + 1);
+		else
+			gap = o.gap_min_us + rng % (o.gap_max_us - o.gap_min_us + 1);
 		sleep_us(gap);
 		ret = one(i, o.loss_timeout_ms);
 		if (ret > 1)
@@ -393,20 +439,35 @@ static int
 report(int run_ret)
 {
 	uint64_t *v = calloc(o.n + 1, sizeof(*v));
-	uint64_t over = 0, lost;
+	uint64_t *nv = calloc(o.n + 1, sizeof(*nv));
+	uint64_t over = 0, lost, over1 = 0, over5 = 0, nover1 = 0, nover5 = 0;
 	uint32_t i, k = 0;
+	FILE *dump = o.dump != NULL ? fopen(o.dump, "w") : NULL;
 	bool fail;
 
-	if (v == NULL)
+	if (v == NULL || nv == NULL)
 		return PEER_SETUP;
 	for (i = 1; i <= o.n; i++) {
 		if (!seen[i])
 			continue;
+		if (fe_sched_fd < 0)
+			net_ns[i] = lat_ns[i];
+		nv[k] = net_ns[i];
 		v[k++] = lat_ns[i];
-		if (o.mode != MODE_BURST && lat_ns[i] > (uint64_t)o.max_latency_us * 1000)
+		over1 += lat_ns[i] > 1000000;
+		over5 += lat_ns[i] > 5000000;
+		nover1 += net_ns[i] > 1000000;
+		nover5 += net_ns[i] > 5000000;
+		if (dump != NULL)
+			fprintf(dump, "%" PRIu32 " %" PRIu64 " %" PRIu64 "\n", i, lat_ns[i], net_ns[i]);
+		/* The bound applies net of run-queue wait when --fe-pid is given. */
+		if (o.mode != MODE_BURST && net_ns[i] > (uint64_t)o.max_latency_us * 1000)
 			over++;
 	}
+	if (dump != NULL)
+		fclose(dump);
 	qsort(v, k, sizeof(*v), cmp_u64);
+	qsort(nv, k, sizeof(*nv), cmp_u64);
 	lost = o.n - rcvd;
 	fail = run_ret != PEER_PASS || lost || bad || dups || stray || over || zero_rcvd != 1;
 	if (first_bad[0] != '\0')
@@ -419,8 +480,16 @@ report(int run_ret)
 	       o.max_latency_us, k ? v[k / 2] / 1e3 : 0.0,
 	       k ? v[RTE_MIN(k - 1, (uint32_t)(k * 0.99))] / 1e3 : 0.0,
 	       k ? v[k - 1] / 1e3 : 0.0, run_ret);
+	printf("LATENCY p999_us=%.1f over_1ms=%" PRIu64 " over_5ms=%" PRIu64
+	       " net_p50_us=%.1f net_p99_us=%.1f net_p999_us=%.1f net_max_us=%.1f"
+	       " net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64 " runq_watched=%d\n",
+	       k ? v[RTE_MIN(k - 1, (uint32_t)(k * 0.999))] / 1e3 : 0.0, over1, over5,
+	       k ? nv[k / 2] / 1e3 : 0.0, k ? nv[RTE_MIN(k - 1, (uint32_t)(k * 0.99))] / 1e3 : 0.0,
+	       k ? nv[RTE_MIN(k - 1, (uint32_t)(k * 0.999))] / 1e3 : 0.0,
+	       k ? nv[k - 1] / 1e3 : 0.0, nover1, nover5, fe_sched_fd >= 0);
 	fflush(stdout);
 	free(v);
+	free(nv);
 	if (run_ret != PEER_PASS)
 		return run_ret;
 	return fail ? PEER_FAIL : PEER_PASS;
@@ -486,6 +555,10 @@ parse(int argc, char **argv)
 		{ "macswap", no_argument, NULL, 'x' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "linger", required_argument, NULL, 'G' },
+		{ "gap2-min-us", required_argument, NULL, 'n' },
+		{ "gap2-max-us", required_argument, NULL, 'N' },
+		{ "fe-pid-file", required_argument, NULL, 'p' },
+		{ "dump", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -507,11 +580,16 @@ parse(int argc, char **argv)
 		case 'x': o.macswap = true; break;
 		case 't': o.timeout_s = strtod(optarg, NULL); break;
 		case 'G': o.linger_s = strtod(optarg, NULL); break;
+		case 'n': o.gap2_min_us = (uint32_t)v; break;
+		case 'N': o.gap2_max_us = (uint32_t)v; break;
+		case 'p': o.fe_pid_file = optarg; break;
+		case 'D': o.dump = optarg; break;
 		default: return -1;
 		}
 	}
 	if (o.mode == MODE_NONE || o.n == 0 || o.n > PEER_MAX_N || o.burst_size == 0 ||
-	    o.window < o.burst_size || o.gap_min_us > o.gap_max_us) {
+	    o.window < o.burst_size || o.gap_min_us > o.gap_max_us ||
+	    o.gap2_min_us > o.gap2_max_us) {
 		fprintf(stderr, "need one of --burst N, --sparse N, --idle S (and sane options)\n");
 		return -1;
 	}
@@ -538,8 +616,10 @@ main(int argc, char **argv)
 	run_id = (uint32_t)(now_ns() ^ ((uint64_t)getpid() << 16));
 	seen = calloc(o.n + 1, 1);
 	lat_ns = calloc(o.n + 1, sizeof(*lat_ns));
-	if (seen == NULL || lat_ns == NULL)
+	net_ns = calloc(o.n + 1, sizeof(*net_ns));
+	if (seen == NULL || lat_ns == NULL || net_ns == NULL)
 		return PEER_SETUP;
+
 
 	ret = port_setup();
 	deadline_ns = now_ns() + (uint64_t)(o.timeout_s * 1e9);
@@ -552,6 +632,19 @@ main(int argc, char **argv)
 	if (ret == PEER_PASS) {
 		/* Let the front end settle (arm and sleep) before measuring. */
 		uint64_t end = now_ns() + 200000000ull;
+		FILE *pf = o.fe_pid_file != NULL ? fopen(o.fe_pid_file, "r") : NULL;
+		long fe_pid = 0;
+
+		if (pf != NULL) {
+			char path[64];
+
+			if (fscanf(pf, "%ld", &fe_pid) == 1 && fe_pid > 0) {
+				snprintf(path, sizeof(path), "/proc/%ld/schedstat", fe_pid);
+				fe_sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+				self_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+			}
+			fclose(pf);
+		}
 
 		while (now_ns() < end)
 			rx();
@@ -573,6 +666,7 @@ main(int argc, char **argv)
 	rte_eth_dev_close(port);
 	free(seen);
 	free(lat_ns);
+	free(net_ns);
 	rte_eal_cleanup();
 	return code;
 }
