@@ -21,9 +21,11 @@
  *                  With --gap2-min-us/--gap2-max-us every second packet uses
  *                  that range instead (pairs: a packet, then a second one soon
  *                  after it came back); with --fe-pid-file (a file holding
- *                  the front end's pid, read after the warm-up) its and our
- *                  run-queue wait (/proc/PID/schedstat) during each round trip
- *                  is taken out of it for the bound ("net" latency).
+ *                  the front end's pid, read after the warm-up) its run-queue
+ *                  wait (/proc/PID/schedstat) during each round trip and the
+ *                  time we did not run (gaps over 100 us in our busy wait:
+ *                  preemption, or host steal that no schedstat shows) are
+ *                  taken out of it for the bound ("net" latency).
  *   --idle S       nothing for S seconds between "IDLE begin" and "IDLE end"
  *                  lines, then one check packet (same latency bound).
  *
@@ -68,6 +70,7 @@
 #define PEER_RING      1024
 #define PEER_PATTERN   32
 #define PEER_MAX_N     (1u << 22)
+#define PEER_STALL_NS  100000 /* a longer gap in the wait loop: we were not running */
 
 struct peer_payload {
 	uint32_t magic;
@@ -127,7 +130,8 @@ static volatile sig_atomic_t quit;
 /* Receive accounting. */
 static uint8_t *seen;          /* per seq (index 0 = the warm-up/check packet) */
 static uint64_t *lat_ns;
-static uint64_t *net_ns;       /* lat_ns minus the run-queue wait (--fe-pid) */
+static uint64_t *net_ns;       /* lat_ns minus the run-queue wait and our stalls */
+static uint64_t *stall_ns;     /* gaps over PEER_STALL_NS in our busy wait for the reply */
 static int fe_sched_fd = -1, self_sched_fd = -1;
 static uint32_t rcvd, zero_rcvd;
 static uint64_t bad, dups, stray;
@@ -195,28 +199,21 @@ frame(uint32_t seq)
 	return m;
 }
 
-/* Run-queue wait (schedstat field 2, ns) of the front end's main thread and ours. */
+/* Run-queue wait (schedstat field 2, ns) of a thread; 0 when unavailable. */
 static uint64_t
-sched_wait_ns(void)
+sched_wait_ns(int fd)
 {
-	int fds[2] = { fe_sched_fd, self_sched_fd };
 	unsigned long long run, wait;
-	uint64_t total = 0;
 	char buf[128];
 	ssize_t n;
-	int i;
 
-	for (i = 0; i < 2; i++) {
-		if (fds[i] < 0)
-			continue;
-		n = pread(fds[i], buf, sizeof(buf) - 1, 0);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		if (sscanf(buf, "%llu %llu", &run, &wait) == 2)
-			total += wait;
-	}
-	return total;
+	if (fd < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? wait : 0;
 }
 
 static void
@@ -316,7 +313,8 @@ one(uint32_t seq, uint32_t timeout_ms)
 {
 	struct rte_mbuf *m = frame(seq);
 	uint32_t before_r = rcvd, before_z = zero_rcvd;
-	uint64_t end, w0 = sched_wait_ns();
+	uint64_t end, t, last, stall = 0;
+	uint64_t fe_w0 = sched_wait_ns(fe_sched_fd), self_w0 = sched_wait_ns(self_sched_fd);
 	int ret;
 
 	if (m == NULL)
@@ -324,14 +322,25 @@ one(uint32_t seq, uint32_t timeout_ms)
 	ret = tx_all(&m, 1);
 	if (ret != PEER_PASS)
 		return ret;
-	end = now_ns() + (uint64_t)timeout_ms * 1000000;
-	while (now_ns() < end) {
+	last = now_ns();
+	end = last + (uint64_t)timeout_ms * 1000000;
+	while ((t = now_ns()) < end) {
+		/* A gap in this busy loop: we were not running (preempted, or
+		 * our vCPU descheduled by the host: steal, not in schedstat). */
+		if (t - last > PEER_STALL_NS)
+			stall += t - last;
 		rx();
+		last = now_ns();
 		if (rcvd != before_r || zero_rcvd != before_z) {
 			if (seq > 0 && seq <= o.n && seen[seq]) {
-				uint64_t w = sched_wait_ns() - w0;
+				/* Net: minus the front end's run-queue wait and the
+				 * time we were not running (our run-queue wait is
+				 * part of our stalls, counted once). */
+				uint64_t w = sched_wait_ns(fe_sched_fd) - fe_w0 +
+					RTE_MAX(sched_wait_ns(self_sched_fd) - self_w0, stall);
 
 				net_ns[seq] = lat_ns[seq] > w ? lat_ns[seq] - w : 0;
+				stall_ns[seq] = stall;
 			}
 			return 0;
 		}
@@ -440,7 +449,7 @@ report(int run_ret)
 {
 	uint64_t *v = calloc(o.n + 1, sizeof(*v));
 	uint64_t *nv = calloc(o.n + 1, sizeof(*nv));
-	uint64_t over = 0, lost, over1 = 0, over5 = 0, nover1 = 0, nover5 = 0;
+	uint64_t over = 0, lost, over1 = 0, over5 = 0, nover1 = 0, nover5 = 0, stalls = 0;
 	uint32_t i, k = 0;
 	FILE *dump = o.dump != NULL ? fopen(o.dump, "w") : NULL;
 	bool fail;
@@ -458,6 +467,7 @@ report(int run_ret)
 		over5 += lat_ns[i] > 5000000;
 		nover1 += net_ns[i] > 1000000;
 		nover5 += net_ns[i] > 5000000;
+		stalls += stall_ns[i];
 		if (dump != NULL)
 			fprintf(dump, "%" PRIu32 " %" PRIu64 " %" PRIu64 "\n", i, lat_ns[i], net_ns[i]);
 		/* The bound applies net of run-queue wait when --fe-pid is given. */
@@ -482,11 +492,12 @@ report(int run_ret)
 	       k ? v[k - 1] / 1e3 : 0.0, run_ret);
 	printf("LATENCY p999_us=%.1f over_1ms=%" PRIu64 " over_5ms=%" PRIu64
 	       " net_p50_us=%.1f net_p99_us=%.1f net_p999_us=%.1f net_max_us=%.1f"
-	       " net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64 " runq_watched=%d\n",
+	       " net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64 " runq_watched=%d"
+	       " peer_stall_ms=%.3f\n",
 	       k ? v[RTE_MIN(k - 1, (uint32_t)(k * 0.999))] / 1e3 : 0.0, over1, over5,
 	       k ? nv[k / 2] / 1e3 : 0.0, k ? nv[RTE_MIN(k - 1, (uint32_t)(k * 0.99))] / 1e3 : 0.0,
 	       k ? nv[RTE_MIN(k - 1, (uint32_t)(k * 0.999))] / 1e3 : 0.0,
-	       k ? nv[k - 1] / 1e3 : 0.0, nover1, nover5, fe_sched_fd >= 0);
+	       k ? nv[k - 1] / 1e3 : 0.0, nover1, nover5, fe_sched_fd >= 0, stalls / 1e6);
 	fflush(stdout);
 	free(v);
 	free(nv);
@@ -617,7 +628,8 @@ main(int argc, char **argv)
 	seen = calloc(o.n + 1, 1);
 	lat_ns = calloc(o.n + 1, sizeof(*lat_ns));
 	net_ns = calloc(o.n + 1, sizeof(*net_ns));
-	if (seen == NULL || lat_ns == NULL || net_ns == NULL)
+	stall_ns = calloc(o.n + 1, sizeof(*stall_ns));
+	if (seen == NULL || lat_ns == NULL || net_ns == NULL || stall_ns == NULL)
 		return PEER_SETUP;
 
 
@@ -667,6 +679,7 @@ main(int argc, char **argv)
 	free(seen);
 	free(lat_ns);
 	free(net_ns);
+	free(stall_ns);
 	rte_eal_cleanup();
 	return code;
 }

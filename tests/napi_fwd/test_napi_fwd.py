@@ -27,9 +27,13 @@ Exit 0 pass, 1 fail, 77 skip.
           /proc/PID/schedstat around every round trip: on this shared 2-CPU VM other programs
           hold the CPUs for milliseconds, which says nothing about the scheduler), and per mode:
           poll never sleeps, interrupt and hybrid sleep and wake. MODE hybrid first runs the
-          same traffic against --mode interrupt and requires hybrid's net p99 to be no more than
-          LATENCY_SPREAD_US above interrupt's (the run-to-run spread of interrupt mode's net p99
-          measured on this machine, doc/napi.md).
+          same traffic against --mode interrupt and requires hybrid to poll at most one round
+          more per wakeup than interrupt mode (its idle polls skipped after long sleeps: the
+          fix of issue 13) and hybrid's net p99 to be no more than LATENCY_SPREAD_US above
+          interrupt's (the run-to-run spread of interrupt mode's net p99 measured on this
+          machine, doc/napi.md). "Net" also takes out the time the peer itself did not run
+          (gaps over 100 us in its busy wait: on this VM the host deschedules a vCPU for
+          milliseconds, even in poll mode, and no schedstat shows it).
 
 With FRONTEND virtio_user, DPDK's net_virtio_user is the port (lib/napi works on any ethdev
 port with rx interrupts). That PMD arms without re-checking the ring (the race vnapi closes), and
@@ -60,8 +64,9 @@ IDLE_CPU_MAX_PCT = 0.5
 IDLE_WINDOW_S = 5.0
 LATENCY_BOUND_US = 5000
 LATENCY_PACKETS = 2000
-# Run-to-run spread of interrupt mode's net p99 on this machine (doc/napi.md, "Hybrid's tail").
-LATENCY_SPREAD_US = 60
+# Run-to-run spread of interrupt mode's net p99 on this machine (doc/napi.md, "Hybrid's latency
+# tail"): 154 and 280 us in two runs of this case.
+LATENCY_SPREAD_US = 130
 
 
 class Failure(Exception):
@@ -283,6 +288,9 @@ def check_latency(mode, peer, fwd, result):
     if result is not None:
         result.update(lat)
         result['wakeups'] = q['wakeups']
+        result['polls_per_wakeup'] = q['polls'] / max(q['wakeups'], 1)
+        result['quick_arms'] = q['quick_arms']
+        result['arms'] = q['arms']
 
 
 def run_latency(frontend, mode):
@@ -298,6 +306,14 @@ def run_latency(frontend, mode):
         return rc
     print('# net p99: interrupt %.1f us, hybrid %.1f us (allowed: interrupt + %d us)' % (
         ref['net_p99_us'], hyb['net_p99_us'], LATENCY_SPREAD_US))
+    print('# polls per wakeup: interrupt %.2f, hybrid %.2f; hybrid quick arms %d of %d' % (
+        ref['polls_per_wakeup'], hyb['polls_per_wakeup'], hyb['quick_arms'], hyb['arms']))
+    # At this traffic every sleep is long: hybrid must wake like interrupt mode (its idle polls
+    # skipped), not poll ~idle_polls rounds per wakeup with the queue disarmed (the cause).
+    if hyb['polls_per_wakeup'] > ref['polls_per_wakeup'] + 1.0:
+        print('# FAIL: hybrid polls %.2f rounds per wakeup, interrupt mode %.2f' % (
+            hyb['polls_per_wakeup'], ref['polls_per_wakeup']))
+        return 1
     if hyb['net_p99_us'] > ref['net_p99_us'] + LATENCY_SPREAD_US:
         print('# FAIL: hybrid net p99 %.1f us above interrupt\'s %.1f us + %d us' % (
             hyb['net_p99_us'], ref['net_p99_us'], LATENCY_SPREAD_US))
