@@ -289,7 +289,7 @@ def check_latency(mode, peer, fwd, result):
         result.update(lat)
         result['wakeups'] = q['wakeups']
         result['polls_per_wakeup'] = q['polls'] / max(q['wakeups'], 1)
-        result['quick_arms'] = q['quick_arms']
+        result['quick_arms'] = q.get('quick_arms', 0)  # absent before adaptive_idle
         result['arms'] = q['arms']
 
 
