@@ -154,6 +154,9 @@ struct peer_opts {
 	double idle_s;
 	uint32_t gap_min_us;
 	uint32_t gap_max_us;
+	uint32_t gap2_min_us;      /* every second gap from this range (0/0: off) */
+	uint32_t gap2_max_us;
+	const char *dump;          /* sparse: "seq latency_ns net_ns" per packet, or NULL */
 	uint32_t max_latency_us;   /* 0: no bound */
 	bool bound_net;            /* bound the latency net of run-queue wait */
 	uint32_t window;
@@ -735,12 +738,16 @@ static int
 peer_sparse(struct peer *pr)
 {
 	uint32_t span = pr->o.gap_max_us - pr->o.gap_min_us + 1;
+	uint32_t span2 = pr->o.gap2_max_us - pr->o.gap2_min_us + 1;
 	uint32_t i;
 	bool back;
 	int ret;
 
 	for (i = 0; i < pr->o.count; i++) {
-		uint64_t gap_ns = (uint64_t)(pr->o.gap_min_us + rng_next(&pr->rng) % span) * 1000;
+		bool second = i % 2 == 1 && pr->o.gap2_max_us > 0;
+		uint64_t gap_ns = (uint64_t)(second ?
+			pr->o.gap2_min_us + rng_next(&pr->rng) % span2 :
+			pr->o.gap_min_us + rng_next(&pr->rng) % span) * 1000;
 		uint64_t t_send = now_ns() + gap_ns;
 
 		if (pr->gap_us != NULL)
@@ -847,6 +854,8 @@ peer_report(struct peer *pr, int run_ret)
 			free(net);
 			return PEER_EXIT_SETUP;
 		}
+		FILE *dump = pr->o.dump != NULL ? fopen(pr->o.dump, "w") : NULL;
+
 		for (i = 0; i < tr->sent; i++) {
 			uint64_t l, w;
 
@@ -854,6 +863,8 @@ peer_report(struct peer *pr, int run_ret)
 				continue;
 			l = tr->lat_ns[i];
 			w = RTE_MIN(tr->sched_ns[i], l);
+			if (dump != NULL)
+				fprintf(dump, "%" PRIu32 " %" PRIu64 " %" PRIu64 "\n", i, l, l - w);
 			raw[n] = l;
 			net[n++] = l - w;
 			sched_total += w;
@@ -878,6 +889,8 @@ peer_report(struct peer *pr, int run_ret)
 			       tr->sched_ns[i] / 1e3);
 			b++;
 		}
+		if (dump != NULL)
+			fclose(dump);
 		qsort(raw, n, sizeof(*raw), cmp_u64);
 		qsort(net, n, sizeof(*net), cmp_u64);
 		over = pr->o.bound_net ? over_net : over_raw;
@@ -969,6 +982,8 @@ usage(const char *prog)
 		"  --window N            count: packets in flight at most (default 128)\n"
 		"  --gap-min-us N        sparse: shortest gap (default 100)\n"
 		"  --gap-max-us N        sparse: longest gap (default 5000)\n"
+		"  --gap2-min-us N, --gap2-max-us N  sparse: every second gap from this range\n"
+		"  --dump FILE           sparse: \"seq latency_ns net_ns\" per packet\n"
 		"  --max-latency-us N    sparse/idle: fail any packet slower than N us (0: off)\n"
 		"  --bound-on raw|net    apply it to the round trip (raw, default) or to the round\n"
 		"                        trip minus both processes' run-queue wait (net)\n"
@@ -1018,6 +1033,7 @@ parse_opts(int argc, char **argv, struct peer_opts *o)
 		OPT_IFACE = 256, OPT_COUNT, OPT_SPARSE, OPT_IDLE, OPT_WINDOW, OPT_GAP_MIN,
 		OPT_GAP_MAX, OPT_MAX_LAT, OPT_LOSS, OPT_WARMUP, OPT_SETTLE, OPT_LINK,
 		OPT_TIMEOUT, OPT_SEED, OPT_FE_MAC, OPT_LINGER, OPT_BOUND_ON, OPT_HELP,
+		OPT_GAP2_MIN, OPT_GAP2_MAX, OPT_DUMP,
 	};
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, OPT_IFACE },
@@ -1027,6 +1043,9 @@ parse_opts(int argc, char **argv, struct peer_opts *o)
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "gap-min-us", required_argument, NULL, OPT_GAP_MIN },
 		{ "gap-max-us", required_argument, NULL, OPT_GAP_MAX },
+		{ "gap2-min-us", required_argument, NULL, OPT_GAP2_MIN },
+		{ "gap2-max-us", required_argument, NULL, OPT_GAP2_MAX },
+		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-latency-us", required_argument, NULL, OPT_MAX_LAT },
 		{ "loss-timeout-ms", required_argument, NULL, OPT_LOSS },
 		{ "warmup-timeout-ms", required_argument, NULL, OPT_WARMUP },
@@ -1069,6 +1088,15 @@ parse_opts(int argc, char **argv, struct peer_opts *o)
 			break;
 		case OPT_GAP_MAX:
 			bad = parse_u32(optarg, 0, 10000000, &o->gap_max_us);
+			break;
+		case OPT_GAP2_MIN:
+			bad = parse_u32(optarg, 0, 10000000, &o->gap2_min_us);
+			break;
+		case OPT_GAP2_MAX:
+			bad = parse_u32(optarg, 0, 10000000, &o->gap2_max_us);
+			break;
+		case OPT_DUMP:
+			o->dump = optarg;
 			break;
 		case OPT_MAX_LAT:
 			bad = parse_u32(optarg, 0, UINT32_MAX, &o->max_latency_us);
@@ -1125,7 +1153,7 @@ parse_opts(int argc, char **argv, struct peer_opts *o)
 		fprintf(stderr, "need --iface and exactly one of --count, --sparse, --idle\n");
 		return -1;
 	}
-	if (o->gap_min_us > o->gap_max_us) {
+	if (o->gap_min_us > o->gap_max_us || o->gap2_min_us > o->gap2_max_us) {
 		fprintf(stderr, "--gap-min-us must not exceed --gap-max-us\n");
 		return -1;
 	}
