@@ -641,17 +641,7 @@ def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
         if k.startswith('latency '):
             L += ['- %s' % k, '  - sender: `%s`' % cmdline(pa), '  - receiver: `%s`' % cmdline(fa)]
     L += ['', LAT_END]
-    text = '\n'.join(L) + '\n'
-    old = open(doc_path).read() if os.path.exists(doc_path) else ''
-    if LAT_BEGIN in old and LAT_END in old:
-        new = old[:old.index(LAT_BEGIN)] + text + old[old.index(LAT_END) + len(LAT_END):].lstrip('\n')
-    else:
-        new = old.rstrip('\n') + ('\n\n' if old else '') + text
-    tmp = doc_path + '.tmp%d' % os.getpid()
-    with open(tmp, 'w') as f:
-        f.write(new)
-    os.rename(tmp, doc_path)
-    log('wrote %s (latency section)' % doc_path)
+    replace_section(doc_path, LAT_BEGIN, LAT_END, '\n'.join(L) + '\n')
 
 
 # ---- plan and estimate -----------------------------------------------------------------------
@@ -1158,20 +1148,25 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
         L += ['- %s' % k, '  - back end: `%s`' % cmdline(pa), '  - forwarder: `%s`' % cmdline(fa)]
     L += ['', 'Raw per-phase figures (JSON, every rep): `%s`.' % (
         os.path.relpath(args.json, TOP) if args.json else 'pass --json FILE'), '', END]
-    text = '\n'.join(L) + '\n'
+    replace_section(doc_path, BEGIN, END, '\n'.join(L) + '\n')
+
+
+def replace_section(doc_path, begin, end, text):
+    """Put text (which starts with begin and ends with end) in place of the doc's section
+    between those markers, or append it."""
     old = ''
     if os.path.exists(doc_path):
         with open(doc_path) as f:
             old = f.read()
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):].lstrip('\n')
+    if begin in old and end in old:
+        new = old[:old.index(begin)] + text + old[old.index(end) + len(end):].lstrip('\n')
     else:
         new = old.rstrip('\n') + ('\n\n' if old else '') + text
     tmp = doc_path + '.tmp%d' % os.getpid()
     with open(tmp, 'w') as f:
         f.write(new)
     os.rename(tmp, doc_path)
-    log('wrote %s' % doc_path)
+    log('wrote %s (%s)' % (doc_path, begin[5:40]))
 
 
 def rr_table(rr_runs, configs):
