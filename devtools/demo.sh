@@ -52,13 +52,13 @@ export VNAPI_PLUGIN=$plugin
 
 # The process handling (deadlines, end by PID, plugin copy under /run/vnapi)
 # lives in the test harness; python3 standard library only.
-exec python3 - "$top" "$frontend" "$seconds" <<'PY'
+PYTHONPATH="$top/devtools" exec python3 - "$top" "$frontend" "$seconds" <<'PY'
 import sys
 import time
 
+from vnapitools import harness as h
+
 top, frontend, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sys.path.insert(0, top + '/tests/integration')
-import harness as h
 
 h.install_guards()
 mem = h.Memory.best(processes=2, mb=256)

@@ -10,13 +10,21 @@
 # interrupts are off, then the test arms and sleeps in rte_epoll_wait with a
 # 50 ms timeout: a lost wakeup costs the whole timeout.
 #
-# Usage: devtools/race_report.sh [BUILD_DIR]   (default: <top>/build)
+# Usage: devtools/race_report.sh [--doc] [BUILD_DIR]   (default: <top>/build)
+# --doc: also write the table as section "race" of doc/performance.md
+# (devtools/vnapitools/perfdoc.py), only when every run completed.
 # Environment: RACE_ROUNDS (default 200), RACE_TIMEOUT_MS (default 50).
 # Exit status: 0 when every run completed (lost wakeups are reported, not
 # judged: the meson tests race_* do the judging).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+cmd="devtools/race_report.sh${*:+ $*}"
+doc=
+if [ "${1:-}" = "--doc" ]; then
+    doc=$top/doc/performance.md
+    shift
+fi
 build=${1:-$top/build}
 rounds=${RACE_ROUNDS:-200}
 timeout_ms=${RACE_TIMEOUT_MS:-50}
@@ -67,7 +75,32 @@ for r in "${runs[@]}"; do
     i=$((i + 1))
 done
 
-echo "| front end | mode | rounds | lost wakeups | median wakeup (us) | woken by signal / -EAGAIN |"
-echo "|---|---|---:|---:|---:|---:|"
-printf '%s\n' "${rows[@]}"
+table() {
+    echo "| front end | mode | rounds | lost wakeups | median wakeup (us) | woken by signal / -EAGAIN |"
+    echo "|---|---|---:|---:|---:|---:|"
+    printf '%s\n' "${rows[@]}"
+}
+table
+
+if [ -n "$doc" ] && [ $status -eq 0 ]; then
+    intro="What is measured: the lost-wakeup race of rx interrupt arming, made deterministic
+(tests/race). One process, one lcore, DPDK's \`net_vhost\` as the back end.
+Each round the back end puts one packet into the front end's rx ring while the queue is
+disarmed (so the back end sends no notification), then the application arms the queue
+(\`rte_eth_dev_rx_intr_enable\`) and sleeps in \`rte_epoll_wait(..., $timeout_ms ms)\`. A front
+end that re-checks the ring after arming wakes at once (or returns -EAGAIN); one that does
+not sleeps until the timeout: a lost wakeup. Latency is from the call to
+\`rte_eth_dev_rx_intr_enable\` to the return of \`rte_epoll_wait\` (or of the enable call
+when it returns -EAGAIN), median over the rounds."
+    {
+        echo "- Machine: $(nproc) CPUs (\`nproc\`), kernel $(uname -r)"
+        echo "- Rounds: $rounds per front end, epoll timeout $timeout_ms ms, one packet per round each" \
+            "way (the front end also sends one back, which the back end must receive)"
+        echo
+        table
+        echo
+    } | PYTHONPATH="$top/devtools${PYTHONPATH:+:$PYTHONPATH}" python3 -m vnapitools.perfdoc \
+        --doc "$doc" --id race --title "Rx interrupt arming race" --command "$cmd" \
+        --intro "$intro" || status=1
+fi
 exit $status

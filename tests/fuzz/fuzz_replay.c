@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "unit_tap.h"
 
 #define REPLAY_MAX_INPUT (1024 * 1024)
 #define REPLAY_MAX_FILES 4096
@@ -24,21 +25,25 @@ replay_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static uint8_t *replay_buf;
+
+/* One case: the corpus file @p arg through the target. */
 static int
-replay_file(const char *path, uint8_t *buf)
+replay_file(const void *arg)
 {
+	const char *path = arg;
 	FILE *f = fopen(path, "rb");
 	size_t n;
 
 	if (f == NULL)
 		return -1;
-	n = fread(buf, 1, REPLAY_MAX_INPUT, f);
+	n = fread(replay_buf, 1, REPLAY_MAX_INPUT, f);
 	if (ferror(f)) {
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	LLVMFuzzerTestOneInput(buf, n);
+	LLVMFuzzerTestOneInput(replay_buf, n);
 	return 0;
 }
 
@@ -46,9 +51,9 @@ int
 main(int argc, char **argv)
 {
 	static char *files[REPLAY_MAX_FILES];
+	static struct unit_case cases[REPLAY_MAX_FILES];
 	unsigned int nfiles = 0, i;
-	uint8_t *buf;
-	int failed = 0, a;
+	int ret, a;
 
 	for (a = 1; a < argc; a++) {
 		DIR *d = opendir(argv[a]);
@@ -78,19 +83,15 @@ main(int argc, char **argv)
 	}
 	qsort(files, nfiles, sizeof(files[0]), replay_cmp);
 
-	buf = malloc(REPLAY_MAX_INPUT);
-	if (buf == NULL)
+	replay_buf = malloc(REPLAY_MAX_INPUT);
+	if (replay_buf == NULL)
 		return 1;
-	printf("1..%u\n", nfiles);
-	for (i = 0; i < nfiles; i++) {
-		int rc = replay_file(files[i], buf);
-
-		if (rc != 0)
-			failed++;
-		printf("%s %u - %s\n", rc == 0 ? "ok" : "not ok", i + 1, files[i]);
-		fflush(stdout);
+	for (i = 0; i < nfiles; i++)
+		cases[i] = (struct unit_case){ files[i], replay_file, files[i] };
+	/* The arguments are corpus directories, not name patterns. */
+	ret = unit_tap_main(1, argv, cases, nfiles, NULL);
+	for (i = 0; i < nfiles; i++)
 		free(files[i]);
-	}
-	free(buf);
-	return failed == 0 ? 0 : 1;
+	free(replay_buf);
+	return ret;
 }

@@ -21,8 +21,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness as h  # noqa: E402
+from vnapitools import harness as h
 
 SKIP = 77
 # Traffic time per case; the counts are exact whatever the rate, so this is only about having

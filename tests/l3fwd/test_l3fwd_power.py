@@ -36,7 +36,7 @@ packet; the 5 ms bound is applied to the round trip minus that wait ("net"), and
 trip is reported next to it (a WARNING line when raw packets exceed 5 ms). A wakeup the driver
 fails to deliver leaves l3fwd-power asleep, not runnable, so it is not subtracted.
 
-Process management (DpdkProcess, plugin copy) comes from tests/integration/harness.py.
+Process management (DpdkProcess, plugin copy) comes from devtools/vnapitools/harness.py.
 """
 
 import argparse
@@ -47,9 +47,8 @@ import shutil
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-import harness as h  # noqa: E402  (process management shared with the testpmd harness)
+from vnapitools import harness as h  # process management shared with the testpmd harness
+from vnapitools.procfs import system_busy
 
 SKIP = 77
 FE_MAC = '02:00:00:00:00:0a'
@@ -115,20 +114,6 @@ def sched_wait_s(pid):
             return int(f.read().split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return None
-
-
-def system_busy():
-    """(busy jiffies, total jiffies) per CPU from /proc/stat."""
-    out = {}
-    with open('/proc/stat') as f:
-        for line in f:
-            m = re.match(r'cpu(\d+)\s+(.*)', line)
-            if not m:
-                continue
-            v = [int(x) for x in m.group(2).split()]
-            idle = v[3] + (v[4] if len(v) > 4 else 0)
-            out[int(m.group(1))] = (sum(v[:8]) - idle, sum(v[:8]))
-    return out
 
 
 def busy_pct(a, b):

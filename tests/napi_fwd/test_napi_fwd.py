@@ -58,8 +58,8 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-from harness import parse_kv, proc_cpu_s, telemetry  # noqa: E402  (shared helpers)
+from vnapitools.harness import parse_kv, telemetry
+from vnapitools.procfs import proc_cpu_s
 
 SKIP = 77
 IDLE_CPU_MAX_PCT = 0.5

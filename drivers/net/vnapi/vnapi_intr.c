@@ -3,9 +3,7 @@
  */
 
 /*
- * Rx interrupts the NAPI way, and the queue introspection an interrupt-driven
- * application relies on (queue count, descriptor status, packet types,
- * monitor address).
+ * Rx interrupts the NAPI way.
  *
  * The interrupts are the back end's vhost-user "call" eventfds, one per rx
  * vring, exposed as the efds of a VDEV interrupt handle so that the ethdev
@@ -26,12 +24,11 @@
 
 #include <rte_common.h>
 #include <rte_interrupts.h>
-#include <rte_mbuf.h>
-#include <rte_net.h>
 
 #include <ethdev_driver.h>
 
-#include "vnapi_ethdev.h"
+#include "vnapi_dev.h"
+#include "vnapi_intr.h"
 #include "vnapi_logs.h"
 
 /* Build the rx interrupt handle over the rx vrings' call eventfds. */
@@ -145,7 +142,6 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	return 0;
 }
 
-/* Called by the rx bursts while a wakeup window is open (rare branch). */
 void
 vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
 {
@@ -155,113 +151,4 @@ vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
 			rxq->istats.spurious++;
 	}
 	rxq->istats.wakeup_packets += nb_rx;
-}
-
-uint32_t
-vnapi_rx_queue_count(void *rx_queue)
-{
-	struct vnapi_rxq *rxq = rx_queue;
-
-	return virtq_used_count(rxq->vq);
-}
-
-int
-vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset)
-{
-	struct vnapi_rxq *rxq = rx_queue;
-	uint16_t posted = rxq->cfg.num - virtq_num_free(rxq->vq);
-
-	if (offset >= rxq->cfg.num)
-		return -EINVAL;
-	if (offset < virtq_used_count(rxq->vq))
-		return RTE_ETH_RX_DESC_DONE;
-	if (offset < posted)
-		return RTE_ETH_RX_DESC_AVAIL;
-	return RTE_ETH_RX_DESC_UNAVAIL;
-}
-
-int
-vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset)
-{
-	struct vnapi_txq *txq = tx_queue;
-	uint16_t in_flight = txq->cfg.num - virtq_num_free(txq->vq);
-	uint16_t done = virtq_used_count(txq->vq);
-
-	if (offset >= txq->cfg.num)
-		return -EINVAL;
-	if (offset < in_flight - done)
-		return RTE_ETH_TX_DESC_FULL;
-	return RTE_ETH_TX_DESC_DONE;
-}
-
-static const uint32_t vnapi_ptypes[] = {
-	RTE_PTYPE_L2_ETHER,
-	RTE_PTYPE_L2_ETHER_VLAN,
-	RTE_PTYPE_L3_IPV4,
-	RTE_PTYPE_L3_IPV4_EXT,
-	RTE_PTYPE_L3_IPV6,
-	RTE_PTYPE_L3_IPV6_EXT,
-	RTE_PTYPE_L4_TCP,
-	RTE_PTYPE_L4_UDP,
-	RTE_PTYPE_L4_FRAG,
-	RTE_PTYPE_UNKNOWN,
-};
-
-const uint32_t *
-vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev)
-{
-	struct vnapi_hw *hw = dev->data->dev_private;
-
-	return hw->parse_ptype ? vnapi_ptypes : NULL;
-}
-
-/* Any mask turns software parsing on; RTE_PTYPE_UNKNOWN (0) turns it off. */
-int
-vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
-{
-	struct vnapi_hw *hw = dev->data->dev_private;
-	uint16_t q;
-
-	hw->parse_ptype = ptype_mask != 0;
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
-			rxq->parse_ptype = hw->parse_ptype;
-	}
-	return 0;
-}
-
-void
-vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t i;
-
-	for (i = 0; i < n; i++)
-		pkts[i]->packet_type = rte_net_get_ptype(pkts[i], NULL,
-				RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
-}
-
-/* rte_power_monitor: sleep while the watched ring word shows no completion. */
-static int
-vnapi_monitor_cb(const uint64_t value, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
-{
-	return (value & opaque[1]) != opaque[0] ? -1 : 0;
-}
-
-int
-vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc)
-{
-	struct vnapi_rxq *rxq = rx_queue;
-	uint64_t expected, mask;
-	uint8_t size;
-
-	pmc->addr = virtq_monitor_addr(rxq->vq, &expected, &mask, &size);
-	if (pmc->addr == NULL)
-		return -ENOTSUP;
-	pmc->opaque[0] = expected;
-	pmc->opaque[1] = mask;
-	pmc->size = size;
-	pmc->fn = vnapi_monitor_cb;
-	return 0;
 }

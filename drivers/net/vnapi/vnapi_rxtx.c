@@ -3,6 +3,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,12 +12,16 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_net.h>
 #include <rte_prefetch.h>
 
 #include <ethdev_driver.h>
 
-#include "vnapi_ethdev.h"
+#include "vnapi_dev.h"
+#include "vnapi_intr.h"
+#include "vnapi_link.h"
 #include "vnapi_logs.h"
+#include "vnapi_rxtx.h"
 
 /* Refill the rx ring once at least this many descriptors are free. */
 #define VNAPI_RX_REFILL_THRESH 32
@@ -80,6 +85,42 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 	return added;
 }
 
+/* Software packet types (rte_eth_dev_set_ptypes() may turn this off). */
+static inline void
+vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		pkts[i]->packet_type = rte_net_get_ptype(pkts[i], NULL,
+				RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
+}
+
+/* Datapaths are chosen here, once, and logged. */
+void
+vnapi_rxtx_select(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	const char *ring = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED ? "packed" : "split";
+
+	if (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) {
+		dev->rx_pkt_burst = vnapi_recv_pkts_mrg;
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers", dev->data->name,
+			       ring);
+	} else {
+		dev->rx_pkt_burst = vnapi_recv_pkts;
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, one buffer per packet",
+			       dev->data->name, ring);
+	}
+	dev->tx_pkt_burst = vnapi_xmit_pkts;
+	if (vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC))
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets in indirect tables of up to %u descriptors",
+			       dev->data->name, ring, VNAPI_TX_MAX_SEGS + 1);
+	else
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets as descriptor chains",
+			       dev->data->name, ring);
+}
+
 /* Per burst, never per packet: refill, and the rare per-queue extras. */
 static inline void
 vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx,
@@ -89,7 +130,7 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 	rxq->stats.bytes += bytes;
 	if (unlikely(nb_rx == 0) && virtq_is_broken(rxq->vq) && !rxq->broken_reported) {
 		rxq->broken_reported = true;
-		vnapi_queue_broken(rxq->port_id, "rx", rxq->queue_id, rxq->vq);
+		vnapi_link_queue_broken(rxq->port_id, "rx", rxq->queue_id, rxq->vq);
 	}
 	if (rxq->parse_ptype)
 		vnapi_rx_parse_ptypes(rx_pkts, nb_rx);
@@ -113,6 +154,19 @@ vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint32_t len)
 	m->port = port;
 }
 
+/* A buffer the device filled with less than a header: dropped and counted. */
+static inline bool
+vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
+{
+	if (likely(len >= rxq->hdr_size))
+		return false;
+	VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: %u-byte buffer shorter than the header, dropped",
+		     rxq->port_id, rxq->queue_id, len);
+	rxq->stats.errors++;
+	rte_pktmbuf_free(m);
+	return true;
+}
+
 /* One buffer per packet (mrg_rxbuf off). */
 uint16_t
 vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
@@ -127,11 +181,8 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
 
-		if (unlikely(lens[i] < rxq->hdr_size)) {
-			rxq->stats.errors++;
-			rte_pktmbuf_free(m);
+		if (unlikely(vnapi_rx_short(rxq, m, lens[i])))
 			continue;
-		}
 		vnapi_rx_init_mbuf(m, rxq->port_id, lens[i] - rxq->hdr_size);
 		bytes += m->pkt_len;
 		rx_pkts[nb_rx++] = m;
@@ -167,21 +218,19 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 			const struct vnapi_net_hdr *hdr;
 			uint16_t nbufs;
 
-			if (unlikely(len < rxq->hdr_size)) {
-				rxq->stats.errors++;
-				rte_pktmbuf_free(m);
+			if (unlikely(vnapi_rx_short(rxq, m, len)))
 				continue;
-			}
 			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
 					     rxq->hdr_size);
 			nbufs = hdr->num_buffers;
 			if (unlikely(nbufs == 0 || nbufs > rxq->cfg.num)) {
 				/* Device-written and nonsensical: we can no longer
 				 * tell where packets start. */
+				VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: num_buffers %u (queue size %u)",
+					     rxq->port_id, rxq->queue_id, nbufs, rxq->cfg.num);
 				rte_pktmbuf_free(m);
+				/* Reported once, by vnapi_rx_finish(). */
 				virtq_mark_broken(rxq->vq, "rx num_buffers out of range");
-				VNAPI_LOG(ERR, "port %u rxq %u broken: num_buffers %u (queue size %u)",
-					  rxq->port_id, rxq->queue_id, nbufs, rxq->cfg.num);
 				rxq->stats.errors++;
 				for (i++; i < n; i++)
 					rte_pktmbuf_free(cookies[i]);
@@ -391,6 +440,9 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS || m->nb_segs >= txq->cfg.num)) {
 			/* Can never fit: consumed and counted as an error, as
 			 * other PMDs do. */
+			VNAPI_DP_LOG(DEBUG, "port %u tx queue %u: %u segments, at most %u: dropped",
+				     txq->port_id, txq->queue_id, m->nb_segs,
+				     RTE_MIN((unsigned int)VNAPI_TX_MAX_SEGS, txq->cfg.num - 1u));
 			dropped++;
 			rte_pktmbuf_free(m);
 			nb_tx++;
@@ -405,7 +457,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 	}
 	if (unlikely(nb_tx == 0) && virtq_is_broken(txq->vq) && !txq->broken_reported) {
 		txq->broken_reported = true;
-		vnapi_queue_broken(txq->port_id, "tx", txq->queue_id, txq->vq);
+		vnapi_link_queue_broken(txq->port_id, "tx", txq->queue_id, txq->vq);
 	}
 	txq->stats.packets += nb_tx - dropped;
 	txq->stats.errors += dropped;
@@ -438,4 +490,105 @@ vnapi_txq_flush(struct vnapi_txq *txq)
 
 	while ((m = virtq_detach_unused(txq->vq)) != NULL)
 		rte_pktmbuf_free(m);
+}
+
+/* ------------------------------------------------ datapath-side queries */
+
+uint32_t
+vnapi_rx_queue_count(void *rx_queue)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+
+	return virtq_used_count(rxq->vq);
+}
+
+int
+vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	uint16_t posted = rxq->cfg.num - virtq_num_free(rxq->vq);
+
+	if (offset >= rxq->cfg.num)
+		return -EINVAL;
+	if (offset < virtq_used_count(rxq->vq))
+		return RTE_ETH_RX_DESC_DONE;
+	if (offset < posted)
+		return RTE_ETH_RX_DESC_AVAIL;
+	return RTE_ETH_RX_DESC_UNAVAIL;
+}
+
+int
+vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset)
+{
+	struct vnapi_txq *txq = tx_queue;
+	uint16_t in_flight = txq->cfg.num - virtq_num_free(txq->vq);
+	uint16_t done = virtq_used_count(txq->vq);
+
+	if (offset >= txq->cfg.num)
+		return -EINVAL;
+	if (offset < in_flight - done)
+		return RTE_ETH_TX_DESC_FULL;
+	return RTE_ETH_TX_DESC_DONE;
+}
+
+static const uint32_t vnapi_ptypes[] = {
+	RTE_PTYPE_L2_ETHER,
+	RTE_PTYPE_L2_ETHER_VLAN,
+	RTE_PTYPE_L3_IPV4,
+	RTE_PTYPE_L3_IPV4_EXT,
+	RTE_PTYPE_L3_IPV6,
+	RTE_PTYPE_L3_IPV6_EXT,
+	RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L4_FRAG,
+	RTE_PTYPE_UNKNOWN,
+};
+
+const uint32_t *
+vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	return hw->parse_ptype ? vnapi_ptypes : NULL;
+}
+
+/* Any mask turns software parsing on; RTE_PTYPE_UNKNOWN (0) turns it off. */
+int
+vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	uint16_t q;
+
+	hw->parse_ptype = ptype_mask != 0;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			rxq->parse_ptype = hw->parse_ptype;
+	}
+	return 0;
+}
+
+/* rte_power_monitor: sleep while the watched ring word shows no completion. */
+static int
+vnapi_monitor_cb(const uint64_t value, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
+{
+	return (value & opaque[1]) != opaque[0] ? -1 : 0;
+}
+
+int
+vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	uint64_t expected, mask;
+	uint8_t size;
+
+	pmc->addr = virtq_monitor_addr(rxq->vq, &expected, &mask, &size);
+	if (pmc->addr == NULL)
+		return -ENOTSUP;
+	pmc->opaque[0] = expected;
+	pmc->opaque[1] = mask;
+	pmc->size = size;
+	pmc->fn = vnapi_monitor_cb;
+	return 0;
 }

@@ -22,6 +22,7 @@
 #include "fake_port.h"
 #include "napi.h"
 #include "unit_check.h"
+#include "unit_tap.h"
 
 static struct fake_port fp;
 static unsigned int handled[FAKE_QUEUES];   /* packets per queue */
@@ -97,7 +98,7 @@ lstats(struct napi_ctx *ctx)
 /* ---- cases ---------------------------------------------------------------- */
 
 static int
-test_budget_exhaustion_keeps_polling(void)
+test_budget_exhaustion_keeps_polling(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1, r;
@@ -127,7 +128,7 @@ teardown:
 }
 
 static int
-test_budget_custom(void)
+test_budget_custom(const void *arg)
 {
 	struct napi_ctx_conf conf;
 	struct napi_queue_conf qc = {
@@ -165,7 +166,7 @@ teardown:
 }
 
 static int
-test_short_rounds_arm_after_n(void)
+test_short_rounds_arm_after_n(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
 	int ret = -1, i;
@@ -199,7 +200,7 @@ teardown:
 }
 
 static int
-test_idle_us_arms_after_t(void)
+test_idle_us_arms_after_t(const void *arg)
 {
 	/* idle_polls 0: time alone decides; 100 us at 1 cycle per us. */
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 0, 100, true);
@@ -227,7 +228,7 @@ teardown:
 }
 
 static int
-test_both_thresholds(void)
+test_both_thresholds(const void *arg)
 {
 	/* Both must hold: 3 short rounds and 50 us. */
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 3, 50, true);
@@ -247,7 +248,7 @@ teardown:
 }
 
 static int
-test_race_eagain_disarms(void)
+test_race_eagain_disarms(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
@@ -274,7 +275,7 @@ teardown:
 }
 
 static int
-test_race_queue_count_disarms(void)
+test_race_queue_count_disarms(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
@@ -305,7 +306,7 @@ teardown:
 }
 
 static int
-test_race_rule_off_stays_armed(void)
+test_race_rule_off_stays_armed(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
 	struct napi_queue_stats s;
@@ -341,7 +342,7 @@ teardown:
 }
 
 static int
-test_race_eagain_rule_off(void)
+test_race_eagain_rule_off(const void *arg)
 {
 	/* -EAGAIN: the port already disarmed; nothing to leave armed. */
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
@@ -363,7 +364,7 @@ teardown:
 }
 
 static int
-test_no_queue_count(void)
+test_no_queue_count(const void *arg)
 {
 	/* Without rx_queue_count (net_virtio_user) there is no re-check. */
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
@@ -385,7 +386,7 @@ teardown:
 }
 
 static int
-test_all_armed_sleeps(void)
+test_all_armed_sleeps(const void *arg)
 {
 	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_lcore_stats ls;
@@ -411,7 +412,7 @@ teardown:
 }
 
 static int
-test_partial_armed_no_sleep(void)
+test_partial_armed_no_sleep(const void *arg)
 {
 	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_conf qc = {
@@ -449,7 +450,7 @@ teardown:
 }
 
 static int
-test_wakeup_disarms_woken_only(void)
+test_wakeup_disarms_woken_only(const void *arg)
 {
 	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
@@ -489,7 +490,7 @@ teardown:
 }
 
 static int
-test_spurious_wakeup(void)
+test_spurious_wakeup(const void *arg)
 {
 	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_lcore_stats ls;
@@ -519,7 +520,7 @@ teardown:
 }
 
 static int
-test_sleep_timeout_and_eintr(void)
+test_sleep_timeout_and_eintr(const void *arg)
 {
 	struct napi_ctx_conf conf;
 	struct napi_queue_conf qc = {
@@ -578,7 +579,7 @@ setup_timeout(unsigned int nb)
 }
 
 static int
-test_timeout_rescues_lost_wakeup(void)
+test_timeout_rescues_lost_wakeup(const void *arg)
 {
 	struct napi_ctx *ctx = setup_timeout(2);
 	int ret = -1;
@@ -621,7 +622,7 @@ teardown:
 }
 
 static int
-test_stop(void)
+test_stop(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	uint64_t cnt = 0;
@@ -647,7 +648,7 @@ teardown:
 }
 
 static int
-test_register_failure_polls(void)
+test_register_failure_polls(const void *arg)
 {
 	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1, i;
@@ -667,7 +668,7 @@ teardown:
 }
 
 static int
-test_free_unregisters(void)
+test_free_unregisters(const void *arg)
 {
 	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1;
@@ -690,7 +691,7 @@ teardown:
 }
 
 static int
-test_duplicate_lcore(void)
+test_duplicate_lcore(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
 	struct napi_ctx_conf conf;
@@ -715,7 +716,7 @@ teardown:
 }
 
 static int
-test_tx_backpressure(void)
+test_tx_backpressure(const void *arg)
 {
 	struct napi_ctx_conf conf;
 	struct napi_queue_conf qc = {
@@ -791,7 +792,7 @@ teardown:
 }
 
 static int
-test_tx_cleanup_during_rx(void)
+test_tx_cleanup_during_rx(const void *arg)
 {
 	struct napi_ctx_conf conf;
 	struct napi_queue_conf qc = {
@@ -831,7 +832,7 @@ teardown:
 }
 
 static int
-test_stats_exact(void)
+test_stats_exact(const void *arg)
 {
 	struct napi_ctx *ctx = setup(2, NAPI_MODE_HYBRID, 2, 0, true);
 	struct napi_queue_stats q0, q1;
@@ -908,7 +909,7 @@ teardown:
 }
 
 static int
-test_modes_names(void)
+test_modes_names(const void *arg)
 {
 	enum napi_mode m;
 	int ret = -1;
@@ -928,7 +929,7 @@ teardown:
 }
 
 static int
-test_poll_mode_never_arms(void)
+test_poll_mode_never_arms(const void *arg)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
 	int ret = -1, i;
@@ -958,7 +959,7 @@ hist_only(const uint64_t *h, unsigned int b)
 }
 
 static int
-test_hist_buckets(void)
+test_hist_buckets(const void *arg __rte_unused)
 {
 	int ret = -1;
 
@@ -988,7 +989,7 @@ teardown:
  * at 4105 (poll_gap 100 us) finds nothing and arms (wake_arm 105 us).
  */
 static int
-test_wakeup_timing_hist(void)
+test_wakeup_timing_hist(const void *arg __rte_unused)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_lcore_stats ls;
@@ -1065,7 +1066,7 @@ rounds_to_arm(struct napi_ctx *ctx, unsigned int q, int max)
  * bring the idle polls back. With adaptive_idle off, idle polls every time.
  */
 static int
-test_hybrid_adaptive_idle(void)
+test_hybrid_adaptive_idle(const void *arg __rte_unused)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
 	struct napi_ctx_conf conf;
@@ -1139,55 +1140,43 @@ teardown:
 	return ret;
 }
 
-struct test_case {
-	const char *name;
-	int (*fn)(void);
-};
-
-static const struct test_case tests[] = {
-	{ "budget exhaustion keeps polling", test_budget_exhaustion_keeps_polling },
-	{ "custom budget, add checks", test_budget_custom },
-	{ "hybrid: short rounds arm after N", test_short_rounds_arm_after_n },
-	{ "hybrid: idle-us arms after T (fake clock)", test_idle_us_arms_after_t },
-	{ "hybrid: both thresholds must hold", test_both_thresholds },
-	{ "race at arming (-EAGAIN) disarms, keeps polling", test_race_eagain_disarms },
-	{ "race at arming (queue count) disarms, keeps polling", test_race_queue_count_disarms },
-	{ "race with the rule off stays armed", test_race_rule_off_stays_armed },
-	{ "race (-EAGAIN) with the rule off: port disarmed", test_race_eagain_rule_off },
-	{ "no rx_queue_count: no re-check", test_no_queue_count },
-	{ "all armed: sleeps", test_all_armed_sleeps },
-	{ "partially armed: does not sleep", test_partial_armed_no_sleep },
-	{ "wakeup disarms exactly the woken queues and polls them", test_wakeup_disarms_woken_only },
-	{ "spurious wakeup counted", test_spurious_wakeup },
-	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr },
+static const struct unit_case tests[] = {
+	{ "budget exhaustion keeps polling", test_budget_exhaustion_keeps_polling, NULL },
+	{ "custom budget, add checks", test_budget_custom, NULL },
+	{ "hybrid: short rounds arm after N", test_short_rounds_arm_after_n, NULL },
+	{ "hybrid: idle-us arms after T (fake clock)", test_idle_us_arms_after_t, NULL },
+	{ "hybrid: both thresholds must hold", test_both_thresholds, NULL },
+	{ "race at arming (-EAGAIN) disarms, keeps polling", test_race_eagain_disarms, NULL },
+	{ "race at arming (queue count) disarms, keeps polling", test_race_queue_count_disarms,
+	  NULL },
+	{ "race with the rule off stays armed", test_race_rule_off_stays_armed, NULL },
+	{ "race (-EAGAIN) with the rule off: port disarmed", test_race_eagain_rule_off, NULL },
+	{ "no rx_queue_count: no re-check", test_no_queue_count, NULL },
+	{ "all armed: sleeps", test_all_armed_sleeps, NULL },
+	{ "partially armed: does not sleep", test_partial_armed_no_sleep, NULL },
+	{ "wakeup disarms exactly the woken queues and polls them", test_wakeup_disarms_woken_only,
+	  NULL },
+	{ "spurious wakeup counted", test_spurious_wakeup, NULL },
+	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr, NULL },
 	{ "housekeeping timeout polls queues that may have lost a wakeup",
-	  test_timeout_rescues_lost_wakeup },
-	{ "napi_stop wakes and stops", test_stop },
-	{ "registration failure: polling only", test_register_failure_polls },
-	{ "free disarms and unregisters", test_free_unregisters },
-	{ "one context per lcore, tsc_hz needed", test_duplicate_lcore },
-	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure },
-	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx },
-	{ "stats exact", test_stats_exact },
-	{ "mode names", test_modes_names },
-	{ "poll mode never arms", test_poll_mode_never_arms },
-	{ "timing histogram buckets", test_hist_buckets },
-	{ "per-wakeup timing histograms (fake clock)", test_wakeup_timing_hist },
-	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle },
+	  test_timeout_rescues_lost_wakeup, NULL },
+	{ "napi_stop wakes and stops", test_stop, NULL },
+	{ "registration failure: polling only", test_register_failure_polls, NULL },
+	{ "free disarms and unregisters", test_free_unregisters, NULL },
+	{ "one context per lcore, tsc_hz needed", test_duplicate_lcore, NULL },
+	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure, NULL },
+	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx, NULL },
+	{ "stats exact", test_stats_exact, NULL },
+	{ "mode names", test_modes_names, NULL },
+	{ "poll mode never arms", test_poll_mode_never_arms, NULL },
+	{ "timing histogram buckets", test_hist_buckets, NULL },
+	{ "per-wakeup timing histograms (fake clock)", test_wakeup_timing_hist, NULL },
+	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle,
+	  NULL },
 };
 
 int
-main(void)
+main(int argc, char **argv)
 {
-	unsigned int i, failed = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%u\n", (unsigned int)RTE_DIM(tests));
-	for (i = 0; i < RTE_DIM(tests); i++) {
-		int r = tests[i].fn();
-
-		printf("%s %u - %s\n", r == 0 ? "ok" : "not ok", i + 1, tests[i].name);
-		failed += r != 0;
-	}
-	return failed ? 1 : 0;
+	return unit_tap_main(argc, argv, tests, RTE_DIM(tests), NULL);
 }

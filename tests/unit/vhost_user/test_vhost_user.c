@@ -25,6 +25,7 @@
 
 #include "vnapi_vhost_user.h"
 #include "unit_check.h"
+#include "unit_tap.h"
 
 #include "fake_backend.h"
 
@@ -894,17 +895,11 @@ teardown:
 	return rc;
 }
 
-/* ---- TAP driver ---- */
-
-struct test_case {
-	const char *name;
-	int (*fn)(const void *arg);
-	const void *arg;
-};
+/* ---- the table ---- */
 
 static const bool ack_off = false, ack_on = true;
 
-static const struct test_case fixed_cases[] = {
+static const struct unit_case fixed_cases[] = {
 	{ "request names", test_request_names, NULL },
 	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
 	{ "negotiation sequence, REPLY_ACK on", test_negotiation, &ack_on },
@@ -922,39 +917,45 @@ static const struct test_case fixed_cases[] = {
 	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", test_mem_table_limits, NULL },
 };
 
-static int tap_num;
-static int tap_failed;
+#define N_CASES (ARRAY_SIZE(fixed_cases) + ARRAY_SIZE(cr_cases) + ARRAY_SIZE(fault_cases))
 
-static void
-run(const char *prefix, const char *name, int (*fn)(const void *), const void *arg)
+static struct unit_case all_cases[N_CASES];
+static char all_names[N_CASES][128];
+
+/* Every case also leaves no descriptor open. */
+static int
+run_no_fd_leak(const struct unit_case *c)
 {
 	int before = count_open_fds(), after, rc;
 
-	rc = fn(arg);
+	rc = c->fn(c->arg);
 	after = count_open_fds();
 	if (rc == 0 && after != before) {
 		printf("#   %d descriptors open before, %d after\n", before, after);
 		rc = -1;
 	}
-	tap_num++;
-	if (rc != 0)
-		tap_failed++;
-	printf("%s %d - %s%s\n", rc == 0 ? "ok" : "not ok", tap_num, prefix, name);
-	fflush(stdout);
+	return rc;
+}
+
+static void
+add_case(size_t *n, const char *prefix, const char *name, int (*fn)(const void *),
+	 const void *arg)
+{
+	snprintf(all_names[*n], sizeof(all_names[*n]), "%s%s", prefix, name);
+	all_cases[*n] = (struct unit_case){ all_names[*n], fn, arg };
+	(*n)++;
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
-	unsigned int i;
+	size_t i, n = 0;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%zu\n", ARRAY_SIZE(fixed_cases) + ARRAY_SIZE(cr_cases) + ARRAY_SIZE(fault_cases));
 	for (i = 0; i < ARRAY_SIZE(fixed_cases); i++)
-		run("", fixed_cases[i].name, fixed_cases[i].fn, fixed_cases[i].arg);
+		add_case(&n, "", fixed_cases[i].name, fixed_cases[i].fn, fixed_cases[i].arg);
 	for (i = 0; i < ARRAY_SIZE(cr_cases); i++)
-		run("check_reply: ", cr_cases[i].name, test_check_reply, &cr_cases[i]);
+		add_case(&n, "check_reply: ", cr_cases[i].name, test_check_reply, &cr_cases[i]);
 	for (i = 0; i < ARRAY_SIZE(fault_cases); i++)
-		run("fault: ", fault_cases[i].name, test_fault, &fault_cases[i]);
-	return tap_failed == 0 ? 0 : 1;
+		add_case(&n, "fault: ", fault_cases[i].name, test_fault, &fault_cases[i]);
+	return unit_tap_main(argc, argv, all_cases, n, run_no_fd_leak);
 }

@@ -32,6 +32,10 @@ import tempfile
 import threading
 import time
 
+# The /proc readers live in procfs; kept importable as harness.<name> for the scripts.
+from .procfs import (CLK_TCK, cpu_model, proc_cpu_s, proc_stat_fields,  # noqa: F401
+                     proc_threads, thread_cpu_ticks)
+
 TESTPMD = os.environ.get('VNAPI_TESTPMD', 'dpdk-testpmd')
 PROMPT = 'testpmd> '
 RUN_DIR = '/run/vnapi'
@@ -517,45 +521,6 @@ def parse_colon_fields(text):
 _counter = itertools.count()
 
 
-CLK_TCK = os.sysconf('SC_CLK_TCK')
-
-
-def proc_stat_fields(path):
-    """Fields of a /proc/.../stat file after the comm, which may hold spaces or parentheses."""
-    with open(path) as f:
-        s = f.read()
-    return s[s.rindex(')') + 2:].split()
-
-
-def proc_threads(pid):
-    """[(tid, comm)] of a live process's threads; [] if it is gone. A thread that ends while
-    it is being read is left out."""
-    out = []
-    try:
-        tids = os.listdir('/proc/%d/task' % pid)
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
-                out.append((int(tid), f.read().strip()))
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def thread_cpu_ticks(pid, tid):
-    """utime+stime of one thread in clock ticks (raises OSError if it is gone)."""
-    f = proc_stat_fields('/proc/%d/task/%d/stat' % (pid, tid))
-    return int(f[11]) + int(f[12])
-
-
-def proc_cpu_s(pid):
-    """utime+stime of the whole process (all threads), in seconds."""
-    f = proc_stat_fields('/proc/%d/stat' % pid)
-    return (int(f[11]) + int(f[12])) / CLK_TCK
-
-
 def parse_kv(text):
     """'a=1 b=2.5 c=x' -> {'a': 1, 'b': 2.5, 'c': 'x'}."""
     out = {}
@@ -898,14 +863,3 @@ class Session:
                 print('harness: stop %s: %s' % (p.name, e), file=sys.stderr)
         self.workdir.close()
         return False
-
-
-def cpu_model():
-    try:
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    return line.split(':', 1)[1].strip()
-    except OSError:
-        pass
-    return 'unknown'

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""The python code the tests and the devtools scripts share.
+
+- harness: DPDK processes (dpdk-testpmd, net_vhost peers) with deadlines, ended by PID;
+- procfs: readers of /proc (CPU time per process and thread, thread names, CPU model);
+- perfdoc: the one writer of doc/performance.md sections.
+
+The devtools scripts import it as their sibling (devtools/ is their sys.path[0]); the python
+tests get devtools/ on PYTHONPATH from meson (tests/meson.build: vnapi_pythonpath). To run a
+test script by hand: PYTHONPATH=devtools python3 tests/integration/test_testpmd.py CASE FE.
+"""

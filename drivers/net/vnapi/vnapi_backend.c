@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The device layer: negotiation, eventfds, ring start and stop, through the
+ * transport ops of this process (proc->ops).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_backend.h"
+#include "vnapi_dev.h"
+#include "vnapi_link.h"
+#include "vnapi_logs.h"
+#include "vnapi_rxtx.h"
+#include "vnapi_transport.h"
+
+static const char *const vnapi_feature_names[64] = {
+	[VIRTIO_NET_F_MAC] = "MAC",
+	[VIRTIO_NET_F_MRG_RXBUF] = "MRG_RXBUF",
+	[VIRTIO_NET_F_STATUS] = "STATUS",
+	[VIRTIO_NET_F_MQ] = "MQ",
+	[VIRTIO_F_RING_INDIRECT_DESC] = "INDIRECT_DESC",
+	[VIRTIO_F_RING_EVENT_IDX] = "EVENT_IDX",
+	[VHOST_USER_F_PROTOCOL_FEATURES] = "PROTOCOL_FEATURES",
+	[VIRTIO_F_VERSION_1] = "VERSION_1",
+	[VIRTIO_F_RING_PACKED] = "RING_PACKED",
+	[VIRTIO_F_IN_ORDER] = "IN_ORDER",
+};
+
+void
+vnapi_backend_log_features(const struct rte_eth_dev *dev)
+{
+	const struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_proc *proc = dev->process_private;
+	char buf[256];
+	size_t off = 0;
+	unsigned int bit;
+
+	buf[0] = '\0';
+	for (bit = 0; bit < 64; bit++) {
+		if (!((hw->features >> bit) & 1))
+			continue;
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? " " : "",
+				vnapi_feature_names[bit] ? vnapi_feature_names[bit] : "?");
+		if (off >= sizeof(buf))
+			break;
+	}
+	VNAPI_INIT_LOG(INFO, "%s: %s: features 0x%" PRIx64 " (%s), protocol features 0x%" PRIx64
+		       ", header %u bytes, device allows %u queue pairs",
+		       dev->data->name, proc->ops->name, hw->features, buf,
+		       hw->protocol_features, hw->hdr_size, hw->max_queue_pairs);
+}
+
+int
+vnapi_backend_connect(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_proc *proc = dev->process_private;
+	const struct vnapi_params *p = &hw->params;
+	uint64_t offered = 0, want;
+	uint16_t max_qp = 1;
+	int ret;
+
+	/* The transport logs its own failures (with the request and the path). */
+	ret = proc->ops->connect(dev, &offered, &max_qp);
+	if (ret != 0)
+		return ret;
+
+	want = (1ULL << VIRTIO_F_VERSION_1) |
+	       (1ULL << VIRTIO_NET_F_MAC) |
+	       (1ULL << VIRTIO_NET_F_STATUS) |
+	       (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
+	if (p->mrg_rxbuf)
+		want |= 1ULL << VIRTIO_NET_F_MRG_RXBUF;
+	if (p->event_idx)
+		want |= 1ULL << VIRTIO_F_RING_EVENT_IDX;
+	if (p->queues > 1)
+		want |= 1ULL << VIRTIO_NET_F_MQ;
+	if (p->packed_vq)
+		want |= 1ULL << VIRTIO_F_RING_PACKED;
+	if (p->in_order)
+		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
+	if (p->indirect)
+		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
+
+	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
+		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
+			       dev->data->name, p->path);
+		ret = -ENOTSUP;
+		goto err_disconnect;
+	}
+	if (p->queues > 1 && !(offered & (1ULL << VIRTIO_NET_F_MQ))) {
+		VNAPI_INIT_LOG(ERR, "%s: queues=%u needs multiqueue, which the back end at %s does not offer; use queues=1",
+			       dev->data->name, p->queues, p->path);
+		ret = -ENOTSUP;
+		goto err_disconnect;
+	}
+	if (p->queues > max_qp) {
+		VNAPI_INIT_LOG(ERR, "%s: queues=%u but the back end at %s allows %u queue pairs",
+			       dev->data->name, p->queues, p->path, max_qp);
+		ret = -ENOTSUP;
+		goto err_disconnect;
+	}
+
+	hw->max_queue_pairs = max_qp;
+	hw->features_offered = offered;
+	hw->features = offered & want;
+	hw->hdr_size = (vnapi_has_feature(hw, VIRTIO_F_VERSION_1) ||
+			vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) ?
+		       sizeof(struct vnapi_net_hdr) : sizeof(struct vnapi_net_hdr) - 2;
+	vnapi_connected_set(hw, true);
+	return 0;
+
+err_disconnect:
+	proc->ops->disconnect(dev);
+	return ret;
+}
+
+void
+vnapi_backend_disconnect(struct rte_eth_dev *dev)
+{
+	const struct vnapi_proc *proc = dev->process_private;
+
+	proc->ops->disconnect(dev);
+	vnapi_connected_set(dev->data->dev_private, false);
+}
+
+int
+vnapi_backend_eventfds_open(struct rte_eth_dev *dev, uint16_t nb_vrings)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	uint16_t i;
+	int err;
+
+	for (i = 0; i < nb_vrings; i++) {
+		if (proc->kickfd[i] < 0)
+			proc->kickfd[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (proc->kickfd[i] >= 0 && proc->callfd[i] < 0)
+			proc->callfd[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (proc->kickfd[i] < 0 || proc->callfd[i] < 0) {
+			err = errno; /* before the log call can change it */
+			VNAPI_INIT_LOG(ERR, "%s: eventfd: %s", dev->data->name, strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+void
+vnapi_backend_eventfds_close(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	unsigned int i;
+
+	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
+		if (proc->kickfd[i] >= 0)
+			close(proc->kickfd[i]);
+		if (proc->callfd[i] >= 0)
+			close(proc->callfd[i]);
+		proc->kickfd[i] = -1;
+		proc->callfd[i] = -1;
+	}
+}
+
+/*
+ * The virtqueue behind ring @p vring (rx queue q is 2q, tx queue q is
+ * 2q + 1), or NULL when the application set up no such queue: queue counts
+ * may differ (e.g. one rx and two tx queues), and a device needs only the
+ * rings of pair 0 to be ready.
+ */
+static struct virtq *
+vnapi_vring_vq(const struct rte_eth_dev *dev, uint16_t vring)
+{
+	uint16_t q = vring / 2;
+
+	if (vring % 2 == 0) {
+		const struct vnapi_rxq *rxq = q < dev->data->nb_rx_queues ?
+					      dev->data->rx_queues[q] : NULL;
+
+		return rxq != NULL ? rxq->vq : NULL;
+	} else {
+		const struct vnapi_txq *txq = q < dev->data->nb_tx_queues ?
+					      dev->data->tx_queues[q] : NULL;
+
+		return txq != NULL ? txq->vq : NULL;
+	}
+}
+
+/* Lay an emptied virtqueue out anew (the parameters live inside it). */
+static void
+vnapi_vq_reinit(struct virtq *vq, void *ring)
+{
+	const struct virtq_params vp = *virtq_params(vq);
+
+	virtq_init(vq, &vp, ring);
+}
+
+/* Free every buffer the rings hold and lay the rings out anew. */
+static void
+vnapi_queues_flush(struct rte_eth_dev *dev)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq == NULL)
+			continue;
+		vnapi_rxq_flush(rxq);
+		vnapi_vq_reinit(rxq->vq, rxq->ring);
+		rxq->broken_reported = false;
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq == NULL)
+			continue;
+		vnapi_txq_flush(txq);
+		vnapi_vq_reinit(txq->vq, txq->ring);
+		txq->broken_reported = false;
+	}
+}
+
+int
+vnapi_backend_start(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_transport_ops *ops =
+		((const struct vnapi_proc *)dev->process_private)->ops;
+	uint16_t q, nb_vrings = 2 * hw->nb_qp;
+	int ret;
+
+	if (vnapi_vring_vq(dev, 0) == NULL || vnapi_vring_vq(dev, 1) == NULL) {
+		VNAPI_INIT_LOG(ERR, "%s: rx queue 0 and tx queue 0 must be set up",
+			       dev->data->name);
+		return -EINVAL;
+	}
+	for (q = 0; q < nb_vrings; q++) {
+		if (vnapi_vring_vq(dev, q) == NULL &&
+		    q / 2 < (q % 2 ? dev->data->nb_tx_queues : dev->data->nb_rx_queues)) {
+			VNAPI_INIT_LOG(ERR, "%s: %s queue %u configured but not set up",
+				       dev->data->name, q % 2 ? "tx" : "rx", q / 2);
+			return -EINVAL;
+		}
+	}
+	ret = vnapi_backend_eventfds_open(dev, nb_vrings);
+	if (ret != 0)
+		return ret;
+
+	ret = ops->set_features(dev, hw->features);
+	if (ret == 0)
+		ret = ops->set_memory(dev);
+	if (ret != 0)
+		goto err;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (vnapi_rxq_refill(rxq) == 0) {
+			VNAPI_INIT_LOG(ERR, "%s rx queue %u: no mbuf to post (mempool %s empty?)",
+				       dev->data->name, q, rxq->mp->name);
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	for (q = 0; q < nb_vrings; q++) {
+		const struct virtq *vq = vnapi_vring_vq(dev, q);
+
+		if (vq == NULL)
+			continue;
+		ret = ops->vring_start(dev, q, vq);
+		if (ret != 0) {
+			VNAPI_INIT_LOG(ERR, "%s: cannot start vring %u: %s", dev->data->name, q,
+				       strerror(-ret));
+			goto err;
+		}
+	}
+	for (q = 0; q < nb_vrings; q++) {
+		if (vnapi_vring_vq(dev, q) == NULL)
+			continue;
+		ret = ops->vring_enable(dev, q, true);
+		if (ret != 0)
+			goto err;
+	}
+	ret = ops->set_status(dev, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+			      VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK);
+	if (ret == 0)
+		ret = ops->watch(dev);
+	if (ret != 0)
+		goto err;
+	return 0;
+
+err:
+	VNAPI_INIT_LOG(ERR, "%s: start failed: %s", dev->data->name, strerror(-ret));
+	vnapi_queues_flush(dev);
+	return ret;
+}
+
+void
+vnapi_backend_stop(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_transport_ops *ops =
+		((const struct vnapi_proc *)dev->process_private)->ops;
+	uint16_t q, nb_vrings = 2 * hw->nb_qp;
+
+	/* Stop the device's use of every ring before taking the buffers back. */
+	if (vnapi_connected(hw)) {
+		for (q = 0; q < nb_vrings; q++)
+			if (vnapi_vring_vq(dev, q) != NULL)
+				ops->vring_enable(dev, q, false);
+		for (q = 0; q < nb_vrings; q++)
+			if (vnapi_vring_vq(dev, q) != NULL && ops->vring_stop(dev, q) != 0)
+				break;
+		/* The transport closes the connection on an error. */
+		if (!ops->is_open(dev))
+			vnapi_connected_set(hw, false);
+	}
+	vnapi_queues_flush(dev);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_BACKEND_H_
+#define _VNAPI_BACKEND_H_
+
+/**
+ * @file
+ * @internal
+ * The device, whatever the transport: connect and negotiate, the kick and
+ * call eventfds, hand the rings to the device and take them back. The
+ * ethdev ops call these; these call the transport (proc->ops), the
+ * datapath's refill/flush and the link reports, nothing above.
+ */
+
+#include <stdint.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_dev.h"
+
+/**
+ * Connect and negotiate: what the device offers, what we take (checked
+ * against the devargs: packed_vq, queues). Done at probe and at reset;
+ * the features themselves are sent at every start.
+ * @return 0; -ENOTSUP when the device lacks what the devargs ask for;
+ *   the transport's error otherwise (each logged).
+ */
+int vnapi_backend_connect(struct rte_eth_dev *dev);
+
+/** Let go of the device (idempotent). */
+void vnapi_backend_disconnect(struct rte_eth_dev *dev);
+
+/** Open the kick and call eventfds of the first @p nb_vrings rings (kept
+ * across stop/start: applications register the call fds once). */
+int vnapi_backend_eventfds_open(struct rte_eth_dev *dev, uint16_t nb_vrings);
+void vnapi_backend_eventfds_close(struct rte_eth_dev *dev);
+
+/**
+ * Post the rx buffers and hand every set-up ring to the device, enable
+ * them, report DRIVER_OK and watch the connection. On failure every buffer
+ * is taken back.
+ */
+int vnapi_backend_start(struct rte_eth_dev *dev);
+
+/**
+ * Take every ring back from the device (when it is still there), free
+ * every buffer the rings held and lay the rings out anew.
+ */
+void vnapi_backend_stop(struct rte_eth_dev *dev);
+
+/** Log the negotiated features once (probe). */
+void vnapi_backend_log_features(const struct rte_eth_dev *dev);
+
+#endif /* _VNAPI_BACKEND_H_ */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_DEV_H_
+#define _VNAPI_DEV_H_
+
+/**
+ * @file
+ * @internal
+ * net_vnapi private state: the types every driver file shares, no functions.
+ *
+ * Files, top down (each includes only the headers of files below it, and
+ * this one):
+ *   vnapi_probe.c       vdev probe/remove: devargs -> port, transport choice
+ *   vnapi_ethdev.c      ethdev ops: configure, queues, start/stop/close/reset
+ *   vnapi_stats.c       stats and xstats
+ *   vnapi_backend.c     the device: negotiation, ring start/stop, eventfds,
+ *                       through a transport's ops (vnapi_transport.h):
+ *   vnapi_transport_vhost_user.c  the vhost-user client transport
+ *   vnapi_rxtx.c        bursts and every datapath-side query
+ *   vnapi_intr.c        rx interrupts (arming, disarming, wake accounting)
+ *   vnapi_link.c        link state, LSC events, fault reports
+ *   vnapi_vhost_user.c  the vhost-user protocol (no ethdev)
+ *   vnapi_devargs.c     devargs parsing (no ethdev, no EAL)
+ *   vnapi_logs.c        log types
+ *
+ * Memory ownership: struct vnapi_hw (dev_private), the queues and their
+ * virtqueues live in DPDK shared memory, so a secondary process can reach
+ * them. File descriptors and the vhost-user connection are per process
+ * (struct vnapi_proc, dev->process_private); the datapath reaches the kick
+ * eventfd through it only when the device asks for a kick.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_power_intrinsics.h>
+
+#include "virtq.h"
+#include "vnapi_devargs.h"
+#include "vnapi_vhost_user.h"
+
+struct vnapi_transport_ops;
+
+_Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds lib/virtq's limit");
+
+#define VNAPI_MAX_VRINGS          (2 * VNAPI_MAX_QUEUE_PAIRS)
+#define VNAPI_BURST_MAX           64
+/** Default tx_free_thresh: num minus this many (at most a quarter of the ring). */
+#define VNAPI_TX_FREE_THRESH      32
+#define VNAPI_TX_MAX_SEGS         64
+#define VNAPI_MAX_RX_PKTLEN       9728
+#define VNAPI_MIN_MTU             68
+#define VNAPI_CONNECT_TIMEOUT_MS  2000
+#define VNAPI_CONNECT_RETRY_MS    100
+
+/* virtio-net device feature bits (virtio 1.2 section 5.1.3). */
+#define VIRTIO_NET_F_MAC          5
+#define VIRTIO_NET_F_MRG_RXBUF   15
+#define VIRTIO_NET_F_STATUS      16
+#define VIRTIO_NET_F_MQ          22
+
+/* Device status bits (virtio 1.2 section 2.1). */
+#define VIRTIO_STATUS_ACKNOWLEDGE 1
+#define VIRTIO_STATUS_DRIVER      2
+#define VIRTIO_STATUS_DRIVER_OK   4
+#define VIRTIO_STATUS_FEATURES_OK 8
+
+/** The virtio-net header (VERSION_1 / MRG_RXBUF layout: 12 bytes). */
+struct vnapi_net_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+	uint16_t num_buffers;
+} __rte_packed;
+
+/** Per-queue counters; exported as xstats by a {name, offsetof} table. */
+struct vnapi_queue_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;      /**< rx: bad frames dropped; tx: packets dropped (too many segments). */
+	uint64_t nombuf;      /**< rx: refill allocation failures. */
+	uint64_t full;        /**< tx: bursts cut short by a full ring. */
+	uint64_t kicks;       /**< Notifications written to the kick eventfd. */
+	uint64_t kick_errors; /**< Kick eventfd writes that failed. */
+};
+
+/**
+ * Rx interrupt counters (the NAPI figures), exported as xstats.
+ * A wakeup is a disarm that found the queue's eventfd signalled.
+ */
+struct vnapi_intr_stats {
+	uint64_t arms;           /**< Disarmed -> armed transitions. */
+	uint64_t rescues;        /**< Work found by the re-check at arming. */
+	uint64_t notifications;  /**< Eventfd writes by the back end (read at disarm). */
+	uint64_t wakeups;        /**< Disarms that found the eventfd signalled. */
+	uint64_t wakeup_packets; /**< Packets received from a wakeup to the next arm. */
+	uint64_t spurious;       /**< Wakeups whose first poll found nothing. */
+};
+
+struct vnapi_rxq {
+	struct virtq *vq;             /**< Private virtqueue state. */
+	void *ring;                   /**< Ring memory shared with the back end. */
+	struct rte_mempool *mp;
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t vring;               /**< vhost-user vring index (2 * queue_id). */
+	uint16_t hdr_size;
+	struct vnapi_params_q {
+		uint16_t num;
+		bool event_idx;
+	} cfg;
+	/* A mergeable packet whose buffers span bursts. */
+	struct rte_mbuf *mrg_head;
+	struct rte_mbuf *mrg_tail;
+	uint16_t mrg_left;
+	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
+	bool wake_window;             /**< Between a wakeup and the next arm. */
+	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
+	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
+	bool broken_reported;         /**< The device broke this ring and we said so. */
+	struct vnapi_queue_stats stats;
+	struct vnapi_intr_stats istats;
+};
+
+struct vnapi_txq {
+	struct virtq *vq;
+	void *ring;
+	struct vnapi_net_hdr *zero_hdr; /**< One all-zero header for every chain (no offloads). */
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t vring;               /**< 2 * queue_id + 1 */
+	uint16_t hdr_size;
+	struct vnapi_params_q cfg;
+	/** Take back completed buffers when fewer descriptors than this are
+	 * free (rte_eth_txconf tx_free_thresh; default num - min(32, num / 4)).
+	 */
+	uint16_t free_thresh;
+	/** One-descriptor packets handed to the ring per call: the ring's
+	 * publish group (virtq_publish_group(): packed 4, split 8), so the
+	 * device starts on each group while we prepare the next.
+	 */
+	uint16_t add_batch;
+	bool broken_reported;
+	struct vnapi_queue_stats stats;
+};
+
+/** dev_private: shared between processes. */
+struct vnapi_hw {
+	struct vnapi_params params;
+	uint64_t features_offered;   /**< Back end's GET_FEATURES. */
+	uint64_t features;           /**< What we SET_FEATURES. */
+	uint64_t protocol_features;  /**< Negotiated protocol features. */
+	uint16_t max_queue_pairs;    /**< Back end's limit (GET_QUEUE_NUM), or 1. */
+	uint16_t nb_qp;              /**< Queue pairs configured. */
+	uint16_t hdr_size;
+	bool parse_ptype;            /**< Default for new rx queues. */
+	bool started;
+	/** The device is there and negotiated: read and written with
+	 * __atomic_*_n (the transport's watch clears it from the interrupt
+	 * thread); see vnapi_connected(). */
+	bool connected;
+};
+
+/** process_private: fds, the transport and its connection, per process. */
+struct vnapi_proc {
+	const struct vnapi_transport_ops *ops; /**< The device's transport. */
+	struct vnapi_vhost_user vu;
+	int kickfd[VNAPI_MAX_VRINGS];
+	int callfd[VNAPI_MAX_VRINGS];
+	struct rte_intr_handle *sock_intr; /**< Disconnect detector on the socket. */
+	bool sock_intr_registered;
+};
+
+static inline bool
+vnapi_connected(const struct vnapi_hw *hw)
+{
+	return __atomic_load_n(&hw->connected, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+vnapi_connected_set(struct vnapi_hw *hw, bool connected)
+{
+	__atomic_store_n(&hw->connected, connected, __ATOMIC_RELEASE);
+}
+
+static inline bool
+vnapi_has_feature(const struct vnapi_hw *hw, unsigned int bit)
+{
+	return (hw->features >> bit) & 1;
+}
+
+static inline enum virtq_layout
+vnapi_layout(const struct vnapi_hw *hw)
+{
+	return vnapi_has_feature(hw, VIRTIO_F_RING_PACKED) ? VIRTQ_LAYOUT_PACKED :
+							      VIRTQ_LAYOUT_SPLIT;
+}
+
+#endif /* _VNAPI_DEV_H_ */

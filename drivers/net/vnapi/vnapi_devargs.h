@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_DEVARGS_H_
+#define _VNAPI_DEVARGS_H_
+
+/**
+ * @file
+ * @internal
+ * net_vnapi devargs: one list (VNAPI_DEVARGS) makes the kvargs keys, the
+ * handlers, the allowed-keys text of the parse error and the parameter
+ * string registered with RTE_PMD_REGISTER_PARAM_STRING (what
+ * dpdk-pmdinfo.py shows). README's devargs table is checked against the
+ * same list by the unit test (tests/unit/devargs).
+ *
+ * Parsing needs no EAL: only librte_kvargs and librte_net.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#define VNAPI_MAX_QUEUE_PAIRS     16
+#define VNAPI_DEFAULT_QUEUE_SIZE  256
+#define VNAPI_MIN_QUEUE_SIZE      64
+#define VNAPI_MAX_QUEUE_SIZE      32768
+/** sizeof(sockaddr_un.sun_path): the longest socket path plus its NUL. */
+#define VNAPI_PATH_MAX            108
+
+/** What rx_queue_intr_enable does when work raced the arming. */
+enum vnapi_intr_rescue {
+	VNAPI_RESCUE_SIGNAL, /**< Signal the queue's own eventfd: the waiter returns at once. */
+	VNAPI_RESCUE_EAGAIN, /**< Disarm again and return -EAGAIN: the caller keeps polling. */
+};
+
+/** Devargs, parsed once at probe. vnapi_params_default holds the defaults. */
+struct vnapi_params {
+	char path[VNAPI_PATH_MAX];
+	uint16_t queues;
+	uint16_t queue_size;
+	struct rte_ether_addr mac;   /**< All zero: not given (a random one is made). */
+	bool mrg_rxbuf;
+	bool event_idx;
+	enum vnapi_intr_rescue intr_rescue;
+	bool packed_vq;
+	bool in_order;       /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
+	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
+};
+
+/*
+ * The devargs: X(key, parser, field, allowed). @p parser is a
+ * vnapi_arg_<parser>() handler that stores into struct vnapi_params'
+ * @p field; @p allowed is the text shown after "=" in the registered
+ * parameter string and in README's "values" column, and is what every
+ * rejection of that key names.
+ */
+#define VNAPI_DEVARGS(X) \
+	X("path",        path,        path,        "<vhost-user socket path>") \
+	X("queues",      queues,      queues,      "<1-16>") \
+	X("queue_size",  queue_size,  queue_size,  "<64-32768, power of 2>") \
+	X("mac",         mac,         mac,         "<xx:xx:xx:xx:xx:xx>") \
+	X("mrg_rxbuf",   bool,        mrg_rxbuf,   "<0|1>") \
+	X("event_idx",   bool,        event_idx,   "<0|1>") \
+	X("packed_vq",   bool,        packed_vq,   "<0|1>") \
+	X("in_order",    bool,        in_order,    "<0|1>") \
+	X("indirect",    bool,        indirect,    "<0|1>") \
+	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>")
+
+#define VNAPI_DEVARG_PARAM(key, parser, field, allowed) key "=" allowed " "
+/** The parameter string for RTE_PMD_REGISTER_PARAM_STRING (one literal). */
+#define VNAPI_DEVARGS_PARAM_STRING VNAPI_DEVARGS(VNAPI_DEVARG_PARAM)
+
+/** One devarg, as the list describes it (for tests and messages). */
+struct vnapi_devarg_info {
+	const char *key;
+	const char *allowed;
+};
+
+/** The devargs in list order; @p n receives how many. */
+const struct vnapi_devarg_info *vnapi_devargs_list(unsigned int *n);
+
+/** The defaults: every field as if no devarg were given (path empty). */
+extern const struct vnapi_params vnapi_params_default;
+
+/**
+ * Parse @p args (may be NULL or "") into @p p, starting from the defaults.
+ * @param name the device name, for the log lines.
+ * @return 0, or -EINVAL with one log line (pmd.net.vnapi.init, ERR) that
+ *   names the key and its allowed values: an unknown key, a key given twice,
+ *   a bad value, or no path.
+ */
+int vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p);
+
+#endif /* _VNAPI_DEVARGS_H_ */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_LINK_H_
+#define _VNAPI_LINK_H_
+
+/**
+ * @file
+ * @internal
+ * Link state and fault reports: the one place that builds a struct
+ * rte_eth_link and raises RTE_ETH_EVENT_INTR_LSC. Depends on nothing else
+ * of the driver, so the datapath and the transports can report to it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ethdev_driver.h>
+
+#include "virtq.h"
+
+/**
+ * Set the link up (10G full duplex, fixed) or down.
+ * @param event also raise RTE_ETH_EVENT_INTR_LSC if the state changed
+ *   (false for the application's own start/stop).
+ */
+void vnapi_link_set(struct rte_eth_dev *dev, bool up, bool event);
+
+/**
+ * The device went away (the transport saw it close): mark it disconnected,
+ * mark every ring broken (bursts return 0 from now on), link down + LSC.
+ * Safe from the EAL interrupt thread.
+ */
+void vnapi_link_lost(struct rte_eth_dev *dev, const char *why);
+
+/**
+ * A datapath found its ring broken by the device (lib/virtq rejected a
+ * value): log it once with virtq_broken_reason(), and take the link down
+ * (+ LSC) from the EAL alarm thread, not from the application's lcore.
+ * The port needs a stop/start (or reset).
+ */
+void vnapi_link_queue_broken(uint16_t port_id, const char *dir, uint16_t qid,
+			     const struct virtq *vq);
+
+/** Cancel a pending link-down alarm (close). */
+void vnapi_link_cancel(struct rte_eth_dev *dev);
+
+#endif /* _VNAPI_LINK_H_ */

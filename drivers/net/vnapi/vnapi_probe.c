@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The vdev: net_vnapi<N>,path=... Parse the devargs, allocate the port,
+ * pick the transport, connect and negotiate, register the driver and its
+ * parameter string.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_malloc.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+
+#include "vnapi_backend.h"
+#include "vnapi_dev.h"
+#include "vnapi_devargs.h"
+#include "vnapi_ethdev.h"
+#include "vnapi_link.h"
+#include "vnapi_logs.h"
+#include "vnapi_rxtx.h"
+#include "vnapi_transport.h"
+
+static int
+vnapi_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct vnapi_params params;
+	struct rte_eth_dev *dev;
+	struct vnapi_proc *proc;
+	struct vnapi_hw *hw;
+	unsigned int i;
+	int ret;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		VNAPI_INIT_LOG(ERR, "%s: secondary processes are not supported yet", name);
+		return -ENOTSUP;
+	}
+	ret = vnapi_devargs_parse(name, rte_vdev_device_args(vdev), &params);
+	if (ret != 0)
+		return ret;
+
+	dev = rte_eth_vdev_allocate(vdev, sizeof(struct vnapi_hw));
+	if (dev == NULL)
+		return -ENOMEM;
+	hw = dev->data->dev_private;
+	hw->params = params;
+
+	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc), RTE_CACHE_LINE_SIZE,
+				  rte_socket_id());
+	if (proc == NULL) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	proc->ops = &vnapi_transport_vhost_user;
+	proc->vu.sock = -1;
+	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
+		proc->kickfd[i] = -1;
+		proc->callfd[i] = -1;
+	}
+	dev->process_private = proc;
+
+	ret = vnapi_backend_connect(dev);
+	if (ret != 0)
+		goto err_free_proc;
+	vnapi_backend_log_features(dev);
+
+	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
+						  rte_socket_id());
+	if (dev->data->mac_addrs == NULL) {
+		ret = -ENOMEM;
+		goto err_disconnect;
+	}
+	if (!rte_is_zero_ether_addr(&params.mac))
+		rte_ether_addr_copy(&params.mac, dev->data->mac_addrs);
+	else
+		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
+
+	dev->dev_ops = &vnapi_eth_dev_ops;
+	dev->rx_queue_count = vnapi_rx_queue_count;
+	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
+	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+	hw->parse_ptype = true;
+	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
+	dev->data->promiscuous = 1;
+	dev->data->all_multicast = 1;
+	vnapi_link_set(dev, false, false);
+	rte_eth_dev_probing_finish(dev);
+	VNAPI_INIT_LOG(INFO, "%s: port %u on %s, %u queue pair(s), ring size %u",
+		       name, dev->data->port_id, params.path, params.queues, params.queue_size);
+	return 0;
+
+err_disconnect:
+	vnapi_backend_disconnect(dev);
+err_free_proc:
+	rte_free(proc);
+	dev->process_private = NULL;
+err_release:
+	rte_eth_dev_release_port(dev);
+	return ret;
+}
+
+static int
+vnapi_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return 0; /* already gone */
+	vnapi_dev_close(dev);
+	return rte_eth_dev_release_port(dev);
+}
+
+static struct rte_vdev_driver vnapi_vdev_driver = {
+	.probe = vnapi_probe,
+	.remove = vnapi_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(net_vnapi, vnapi_vdev_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_vnapi, VNAPI_DEVARGS_PARAM_STRING);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#ifndef _VNAPI_RXTX_H_
+#define _VNAPI_RXTX_H_
+
+/**
+ * @file
+ * @internal
+ * The datapath: rx/tx bursts, buffer refill and flush, and every
+ * datapath-side query (queue count, descriptor status, packet types, the
+ * power-monitor address). Calls lib/virtq and reports faults to
+ * vnapi_link.h; nothing else of the driver.
+ */
+
+#include <stdint.h>
+
+#include <rte_power_intrinsics.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_dev.h"
+
+/** Choose the rx/tx burst functions for the negotiated features and log
+ * them; called at start (and by a secondary process at probe). */
+void vnapi_rxtx_select(struct rte_eth_dev *dev);
+
+uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
+int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
+
+/** Post fresh mbufs to every free rx descriptor. @return how many. */
+int vnapi_rxq_refill(struct vnapi_rxq *rxq);
+/** Free every buffer the rings hold (the device no longer uses them). */
+void vnapi_rxq_flush(struct vnapi_rxq *rxq);
+void vnapi_txq_flush(struct vnapi_txq *txq);
+
+uint32_t vnapi_rx_queue_count(void *rx_queue);
+int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);
+int vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset);
+const uint32_t *vnapi_dev_supported_ptypes_get(struct rte_eth_dev *dev);
+int vnapi_dev_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask);
+int vnapi_get_monitor_addr(void *rx_queue, struct rte_power_monitor_cond *pmc);
+
+#endif /* _VNAPI_RXTX_H_ */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_dev.h"
+#include "vnapi_stats.h"
+
+int
+vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq == NULL)
+			continue;
+		st->ipackets += rxq->stats.packets;
+		st->ibytes += rxq->stats.bytes;
+		st->ierrors += rxq->stats.errors;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			st->q_ipackets[q] = rxq->stats.packets;
+			st->q_ibytes[q] = rxq->stats.bytes;
+			st->q_errors[q] = rxq->stats.errors;
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq == NULL)
+			continue;
+		st->opackets += txq->stats.packets;
+		st->obytes += txq->stats.bytes;
+		st->oerrors += txq->stats.errors;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			st->q_opackets[q] = txq->stats.packets;
+			st->q_obytes[q] = txq->stats.bytes;
+		}
+	}
+	st->rx_nombuf = dev->data->rx_mbuf_alloc_failed;
+	return 0;
+}
+
+int
+vnapi_dev_stats_reset(struct rte_eth_dev *dev)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL) {
+			memset(&rxq->stats, 0, sizeof(rxq->stats));
+			memset(&rxq->istats, 0, sizeof(rxq->istats));
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			memset(&txq->stats, 0, sizeof(txq->stats));
+	}
+	return 0;
+}
+
+/* xstats: per queue, {name, where, offset}. */
+enum vnapi_xstat_src {
+	VNAPI_XS_QUEUE,  /**< struct vnapi_queue_stats */
+	VNAPI_XS_VIRTQ,  /**< struct virtq_stats (lib/virtq) */
+	VNAPI_XS_INTR,   /**< struct vnapi_intr_stats (rx only) */
+	VNAPI_XS_PPN,    /**< derived: wakeup_packets / notifications */
+};
+
+struct vnapi_xstat {
+	const char *name;
+	enum vnapi_xstat_src src;
+	size_t offset;
+};
+
+#define VNAPI_QSTAT(n, f) { n, VNAPI_XS_QUEUE, offsetof(struct vnapi_queue_stats, f) }
+#define VNAPI_VQSTAT(n, f) { n, VNAPI_XS_VIRTQ, offsetof(struct virtq_stats, f) }
+#define VNAPI_ISTAT(n, f) { n, VNAPI_XS_INTR, offsetof(struct vnapi_intr_stats, f) }
+
+static const struct vnapi_xstat vnapi_rxq_xstats[] = {
+	VNAPI_QSTAT("good_packets", packets),
+	VNAPI_QSTAT("good_bytes", bytes),
+	VNAPI_QSTAT("errors", errors),
+	VNAPI_QSTAT("nombuf", nombuf),
+	VNAPI_QSTAT("kicks", kicks),
+	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
+	VNAPI_QSTAT("kick_errors", kick_errors),
+	VNAPI_VQSTAT("bad_used", bad_used),
+	VNAPI_ISTAT("intr_arms", arms),
+	VNAPI_ISTAT("intr_rescues", rescues),
+	VNAPI_ISTAT("intr_notifications", notifications),
+	VNAPI_ISTAT("intr_wakeups", wakeups),
+	VNAPI_ISTAT("intr_wakeup_packets", wakeup_packets),
+	VNAPI_ISTAT("intr_spurious_wakeups", spurious),
+	{ "intr_packets_per_notification", VNAPI_XS_PPN, 0 },
+};
+
+static const struct vnapi_xstat vnapi_txq_xstats[] = {
+	VNAPI_QSTAT("good_packets", packets),
+	VNAPI_QSTAT("good_bytes", bytes),
+	VNAPI_QSTAT("errors", errors),
+	VNAPI_QSTAT("ring_full", full),
+	VNAPI_QSTAT("kicks", kicks),
+	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
+	VNAPI_QSTAT("kick_errors", kick_errors),
+	VNAPI_VQSTAT("bad_used", bad_used),
+	VNAPI_VQSTAT("indirect", indirect),
+};
+
+static unsigned int
+vnapi_xstats_count(const struct rte_eth_dev *dev)
+{
+	return dev->data->nb_rx_queues * RTE_DIM(vnapi_rxq_xstats) +
+	       dev->data->nb_tx_queues * RTE_DIM(vnapi_txq_xstats);
+}
+
+int
+vnapi_dev_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			   unsigned int limit)
+{
+	unsigned int n = vnapi_xstats_count(dev), i = 0, k;
+	uint16_t q;
+
+	if (names == NULL || limit < n)
+		return n;
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (k = 0; k < RTE_DIM(vnapi_rxq_xstats); k++)
+			snprintf(names[i++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q,
+				 vnapi_rxq_xstats[k].name);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		for (k = 0; k < RTE_DIM(vnapi_txq_xstats); k++)
+			snprintf(names[i++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q,
+				 vnapi_txq_xstats[k].name);
+	return n;
+}
+
+static uint64_t
+vnapi_xstat_read(const struct vnapi_xstat *x, const struct vnapi_queue_stats *qs,
+		 const struct virtq *vq, const struct vnapi_intr_stats *is)
+{
+	const void *base = qs;
+
+	switch (x->src) {
+	case VNAPI_XS_QUEUE:
+		break;
+	case VNAPI_XS_VIRTQ:
+		base = virtq_stats(vq);
+		break;
+	case VNAPI_XS_INTR:
+		base = is;
+		break;
+	case VNAPI_XS_PPN:
+		return is->notifications ? is->wakeup_packets / is->notifications : 0;
+	}
+	return *(const uint64_t *)((const char *)base + x->offset);
+}
+
+int
+vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int limit)
+{
+	unsigned int n = vnapi_xstats_count(dev), i = 0, k;
+	uint16_t q;
+
+	if (xs == NULL || limit < n)
+		return n;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		for (k = 0; k < RTE_DIM(vnapi_rxq_xstats); k++, i++) {
+			xs[i].id = i;
+			xs[i].value = rxq ? vnapi_xstat_read(&vnapi_rxq_xstats[k], &rxq->stats,
+							     rxq->vq, &rxq->istats) : 0;
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		for (k = 0; k < RTE_DIM(vnapi_txq_xstats); k++, i++) {
+			xs[i].id = i;
+			xs[i].value = txq ? vnapi_xstat_read(&vnapi_txq_xstats[k], &txq->stats,
+							     txq->vq, NULL) : 0;
+		}
+	}
+	return n;
+}

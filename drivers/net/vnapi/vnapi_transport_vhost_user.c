@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The vhost-user client transport: vnapi connects to the back end's unix
+ * socket and drives it with vnapi_vhost_user.c's requests. Memory is shared
+ * by file descriptor (SET_MEM_TABLE over DPDK's memseg files); the rings'
+ * kick and call are the eventfds of struct vnapi_proc.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal_memconfig.h>
+#include <rte_interrupts.h>
+#include <rte_memory.h>
+#include <rte_pause.h>
+
+#include <ethdev_driver.h>
+
+#include "vnapi_dev.h"
+#include "vnapi_link.h"
+#include "vnapi_logs.h"
+#include "vnapi_transport.h"
+#include "vnapi_vhost_user.h"
+
+static struct vnapi_vhost_user *
+vnapi_vu(const struct rte_eth_dev *dev)
+{
+	return &((struct vnapi_proc *)dev->process_private)->vu;
+}
+
+static int
+vnapi_vu_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_vhost_user *vu = vnapi_vu(dev);
+	uint64_t proto = 0, qnum;
+	int ret;
+
+	ret = vnapi_vhost_user_connect(vu, hw->params.path, VNAPI_CONNECT_TIMEOUT_MS,
+				       VNAPI_CONNECT_RETRY_MS);
+	if (ret != 0)
+		return ret;
+	ret = vnapi_vhost_user_get_features(vu, offered);
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_owner(vu);
+	if (ret != 0)
+		goto err_close;
+
+	hw->protocol_features = 0;
+	*max_qp = 1;
+	if (*offered & (1ULL << VHOST_USER_F_PROTOCOL_FEATURES)) {
+		ret = vnapi_vhost_user_get_protocol_features(vu, &proto);
+		if (ret != 0)
+			goto err_close;
+		proto &= (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
+			 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			 (1ULL << VHOST_USER_PROTOCOL_F_STATUS);
+		ret = vnapi_vhost_user_set_protocol_features(vu, proto);
+		if (ret != 0)
+			goto err_close;
+		hw->protocol_features = proto;
+		if (proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)) {
+			ret = vnapi_vhost_user_get_queue_num(vu, &qnum);
+			if (ret != 0)
+				goto err_close;
+			*max_qp = (uint16_t)RTE_MIN(qnum, (uint64_t)VNAPI_MAX_QUEUE_PAIRS);
+		}
+	}
+	/* Multiqueue needs the protocol feature as well as the device bit. */
+	if (!(proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)))
+		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
+	return 0;
+
+err_close:
+	vnapi_vhost_user_close(vu);
+	return ret;
+}
+
+static void vnapi_vu_unwatch(struct rte_eth_dev *dev);
+
+static void
+vnapi_vu_disconnect(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+
+	vnapi_vu_unwatch(dev);
+	rte_intr_instance_free(proc->sock_intr);
+	proc->sock_intr = NULL;
+	vnapi_vhost_user_close(&proc->vu);
+}
+
+static bool
+vnapi_vu_is_open(const struct rte_eth_dev *dev)
+{
+	return __atomic_load_n(&vnapi_vu(dev)->sock, __ATOMIC_RELAXED) >= 0;
+}
+
+static int
+vnapi_vu_set_features(struct rte_eth_dev *dev, uint64_t features)
+{
+	return vnapi_vhost_user_set_features(vnapi_vu(dev), features);
+}
+
+struct vnapi_mem_ctx {
+	struct vnapi_vhost_user_region regions[VHOST_USER_MAX_MEM_REGIONS];
+	unsigned int n;
+	int error;
+};
+
+/*
+ * One region per run of memory segments that share a file and map linearly
+ * (same fd, VA distance == file offset distance). With --single-file-segments
+ * or --no-huge that is one region per memseg list; with one file per page it
+ * overflows the vhost-user limit of 8, which the caller reports.
+ */
+static int
+vnapi_mem_walk(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	struct vnapi_mem_ctx *ctx = arg;
+	struct vnapi_vhost_user_region *r;
+	uint64_t va = (uintptr_t)ms->addr;
+	size_t off;
+	int fd;
+
+	if (msl->external)
+		return 0;
+	fd = rte_memseg_get_fd_thread_unsafe(ms);
+	if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &off) < 0) {
+		ctx->error = -ENOTSUP;
+		return 1;
+	}
+	if (ctx->n > 0) {
+		r = &ctx->regions[ctx->n - 1];
+		if (r->fd == fd && va >= r->userspace_addr &&
+		    va - r->userspace_addr == off - r->mmap_offset) {
+			r->memory_size = va + ms->len - r->userspace_addr;
+			return 0;
+		}
+	}
+	if (ctx->n == VHOST_USER_MAX_MEM_REGIONS) {
+		ctx->error = -E2BIG;
+		return 1;
+	}
+	r = &ctx->regions[ctx->n++];
+	r->guest_phys_addr = va;
+	r->userspace_addr = va;
+	r->memory_size = ms->len;
+	r->mmap_offset = off;
+	r->fd = fd;
+	return 0;
+}
+
+static int
+vnapi_vu_set_memory(struct rte_eth_dev *dev)
+{
+	struct vnapi_mem_ctx ctx = { .n = 0, .error = 0 };
+	int ret;
+
+	rte_mcfg_mem_read_lock();
+	rte_memseg_walk_thread_unsafe(vnapi_mem_walk, &ctx);
+	if (ctx.error == -E2BIG) {
+		VNAPI_LOG(ERR, "%s: DPDK memory needs more than %u vhost-user memory regions; start EAL with --single-file-segments (2 MB hugepages) or --no-huge",
+			  dev->data->name, VHOST_USER_MAX_MEM_REGIONS);
+		ret = -E2BIG;
+	} else if (ctx.error != 0) {
+		VNAPI_LOG(ERR, "%s: DPDK memory is not backed by shareable files; vhost-user needs hugetlbfs (--single-file-segments) or --no-huge (memfd)",
+			  dev->data->name);
+		ret = ctx.error;
+	} else {
+		ret = vnapi_vhost_user_set_mem_table(vnapi_vu(dev), ctx.regions, ctx.n);
+	}
+	rte_mcfg_mem_read_unlock();
+	return ret;
+}
+
+static int
+vnapi_vu_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	struct vnapi_vhost_user *vu = &proc->vu;
+	const struct virtq_params *vp = virtq_params(vq);
+	int ret;
+
+	ret = vnapi_vhost_user_set_vring_call(vu, vring, proc->callfd[vring]);
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_vring_num(vu, vring, vp->num);
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_vring_base(vu, vring, virtq_vring_base(vq));
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_vring_addr(vu, vring,
+				(uintptr_t)virtq_desc_area(vq),
+				(uintptr_t)virtq_device_area(vq),
+				(uintptr_t)virtq_driver_area(vq), 0, 0);
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_vring_kick(vu, vring, proc->kickfd[vring]);
+	return ret;
+}
+
+static int
+vnapi_vu_vring_enable(struct rte_eth_dev *dev, uint16_t vring, bool enable)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	if (!vnapi_has_feature(hw, VHOST_USER_F_PROTOCOL_FEATURES))
+		return 0; /* without it, a ring is enabled by its kick fd */
+	return vnapi_vhost_user_set_vring_enable(vnapi_vu(dev), vring, enable);
+}
+
+/* GET_VRING_BASE returns only once the back end has stopped the ring. */
+static int
+vnapi_vu_vring_stop(struct rte_eth_dev *dev, uint16_t vring)
+{
+	unsigned int base;
+
+	return vnapi_vhost_user_get_vring_base(vnapi_vu(dev), vring, &base);
+}
+
+static int
+vnapi_vu_set_status(struct rte_eth_dev *dev, uint8_t status)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	if (!(hw->protocol_features & (1ULL << VHOST_USER_PROTOCOL_F_STATUS)))
+		return 0;
+	return vnapi_vhost_user_set_status(vnapi_vu(dev), status);
+}
+
+static void vnapi_vu_sock_cb(void *arg);
+
+static void
+vnapi_vu_unwatch(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+
+	if (!proc->sock_intr_registered)
+		return;
+	/* -EAGAIN: the callback is running right now; wait for it. Bounded:
+	 * the callback only peeks and reports. */
+	while (rte_intr_callback_unregister(proc->sock_intr, vnapi_vu_sock_cb, dev) == -EAGAIN)
+		rte_pause();
+	proc->sock_intr_registered = false;
+}
+
+static int
+vnapi_vu_watch(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	int ret;
+
+	if (proc->sock_intr_registered)
+		return 0;
+	if (proc->sock_intr == NULL) {
+		proc->sock_intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+		if (proc->sock_intr == NULL)
+			return -ENOMEM;
+	}
+	if (rte_intr_fd_set(proc->sock_intr, proc->vu.sock) != 0 ||
+	    rte_intr_type_set(proc->sock_intr, RTE_INTR_HANDLE_EXT) != 0)
+		return -rte_errno;
+	ret = rte_intr_callback_register(proc->sock_intr, vnapi_vu_sock_cb, dev);
+	if (ret != 0) {
+		VNAPI_LOG(ERR, "%s: cannot watch the vhost-user socket: %s",
+			  dev->data->name, strerror(-ret));
+		return ret;
+	}
+	proc->sock_intr_registered = true;
+	return 0;
+}
+
+/*
+ * The back end writes nothing unsolicited on the socket, so readability is a
+ * close (or a failure). Runs in the EAL interrupt thread: it only peeks,
+ * reports and stops watching; the control path closes the socket.
+ */
+static void
+vnapi_vu_sock_cb(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct vnapi_proc *proc = dev->process_private;
+
+	if (!vnapi_vhost_user_peer_gone(&proc->vu))
+		return;
+	rte_intr_callback_unregister_pending(proc->sock_intr, vnapi_vu_sock_cb, arg, NULL);
+	proc->sock_intr_registered = false;
+	vnapi_link_lost(dev, "vhost-user back end went away");
+}
+
+const struct vnapi_transport_ops vnapi_transport_vhost_user = {
+	.name = "vhost-user client",
+	.connect = vnapi_vu_connect,
+	.disconnect = vnapi_vu_disconnect,
+	.set_features = vnapi_vu_set_features,
+	.set_memory = vnapi_vu_set_memory,
+	.vring_start = vnapi_vu_vring_start,
+	.vring_enable = vnapi_vu_vring_enable,
+	.vring_stop = vnapi_vu_vring_stop,
+	.set_status = vnapi_vu_set_status,
+	.watch = vnapi_vu_watch,
+	.unwatch = vnapi_vu_unwatch,
+	.is_open = vnapi_vu_is_open,
+};

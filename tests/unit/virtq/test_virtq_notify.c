@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * lib/virtq unit tests, notifications: kick and interrupt suppression, arming and its race,
+ * the power-monitor address.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtq_harness.h"
+
+/* Kick suppression, flag mode: exact counts for a scripted sequence. */
+static int
+t_kick_no_notify(const struct test_cfg *cfg)
+{
+	struct harness h;
+	const struct virtq_stats *st;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 16), 0);
+	st = virtq_stats(h.vq);
+	CHECK(!h_kick(&h));                        /* nothing added: nothing counted */
+	CHECK_EQ(st->kicks + st->kicks_suppressed, 0);
+	CHECK_EQ(h_add_in(&h, 1), 0);
+	CHECK(h_kick(&h));
+	CHECK_EQ(st->kicks, 1);
+	CHECK_EQ(st->kicks_suppressed, 0);
+	CHECK(!h_kick(&h));
+	CHECK_EQ(st->kicks, 1);
+	CHECK_EQ(st->kicks_suppressed, 0);
+	fake_dev_set_no_notify(&h.dev, true);
+	CHECK_EQ(h_add_in(&h, 2), 0);
+	CHECK_EQ(h_add_chain(&h, 3, 1, 1, 10), 0);
+	CHECK(!h_kick(&h));
+	CHECK_EQ(st->kicks, 1);
+	CHECK_EQ(st->kicks_suppressed, 1);
+	CHECK_EQ(h_add_in(&h, 4), 0);
+	CHECK(!h_kick(&h));
+	CHECK_EQ(st->kicks_suppressed, 2);
+	fake_dev_set_no_notify(&h.dev, false);
+	CHECK_EQ(h_add_in(&h, 5), 0);
+	CHECK(h_kick(&h));
+	CHECK(!h_kick(&h));
+	CHECK_EQ(st->kicks, 2);
+	CHECK_EQ(st->kicks_suppressed, 2);
+	CHECK_EQ(h.dev.kicks, 2);
+	/* Five chains, six descriptors. */
+	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 6 : 5)));
+	if (!t_packed(cfg))
+		CHECK_EQ(((struct virtq_avail *)virtq_driver_area(h.vq))->idx,
+			 (uint16_t)(h.start + 5));
+	CHECK_EQ(h_dev_complete_all(&h), 5);
+	CHECK_EQ(h_drain(&h), 5);
+	ret = 0;
+teardown:
+	return h_end(&h, ret);
+}
+
+/*
+ * Kick suppression, event idx: exact counts for a scripted sequence that
+ * crosses index 0 (split, start 0xFFF0) or a wrap counter flip (packed, near
+ * wrap starts). Positions are taken from virtq_avail_idx(), so a two-slot
+ * packed chain shifts them by one.
+ */
+static int
+t_kick_avail_event(const struct test_cfg *cfg)
+{
+	struct harness h;
+	const struct virtq_stats *st;
+	uint64_t k0, s0, d0;
+	uint16_t b, p;
+	unsigned int i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 16), 0);
+	st = virtq_stats(h.vq);
+	/* Prime: 13 round trips, the device asking for every kick. */
+	for (i = 0; i < 13; i++) {
+		fake_dev_set_avail_event(&h.dev, h.dev.last_avail);
+		CHECK_EQ(h_add_in(&h, i + 1), 0);
+		CHECK(h_kick(&h));
+		CHECK_EQ(h_dev_complete_all(&h), 1);
+		CHECK_EQ(h_drain(&h), 1);
+	}
+	CHECK_EQ(st->kicks, 13);
+	CHECK_EQ(st->kicks_suppressed, 0);
+	b = (uint16_t)(h.start + 13);
+	CHECK_EQ(virtq_avail_idx(h.vq), b);
+	k0 = st->kicks;
+	s0 = st->kicks_suppressed;
+	d0 = h.dev.kicks;
+
+	fake_dev_set_avail_event(&h.dev, b);
+	CHECK_EQ(h_add_in(&h, 101), 0);
+	CHECK(h_kick(&h));                          /* b in [b, b+1) */
+	CHECK_EQ(h_add_in(&h, 102), 0);
+	CHECK(!h_kick(&h));                         /* b not in [b+1, b+2) */
+	CHECK_EQ(fake_dev_avail_count(&h.dev), 2);
+	CHECK_EQ(h_dev_complete_all(&h), 2);
+	CHECK_EQ(h_drain(&h), 2);
+	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 2));
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_add_in(&h, 103 + i), 0);
+	CHECK(h_kick(&h));                          /* b+2 in [b+2, b+5) */
+	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 10));
+	CHECK_EQ(h_add_chain(&h, 106, 1, 1, 8), 0);
+	p = virtq_avail_idx(h.vq);                  /* b+6 split, b+7 packed */
+	CHECK(!h_kick(&h));                         /* [b+5, p) */
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(h_add_in(&h, 107 + i), 0);
+	CHECK(h_kick(&h));                          /* b+10 in [p, p+6) */
+	CHECK(!h_kick(&h));                         /* nothing new: not counted */
+	fake_dev_set_avail_event(&h.dev, (uint16_t)(b + 1));
+	CHECK_EQ(h_add_in(&h, 113), 0);
+	CHECK(!h_kick(&h));                         /* event far behind */
+	p = virtq_avail_idx(h.vq);
+	fake_dev_set_avail_event(&h.dev, (uint16_t)(p + 1));
+	CHECK_EQ(h_add_in(&h, 114), 0);
+	CHECK(!h_kick(&h));                         /* event == new: not yet */
+	CHECK_EQ(h_add_in(&h, 115), 0);
+	CHECK(h_kick(&h));                          /* p+1 in [p+1, p+2) */
+	CHECK_EQ(st->kicks - k0, 4);
+	CHECK_EQ(st->kicks_suppressed - s0, 4);
+	CHECK_EQ(h.dev.kicks - d0, 4);
+	CHECK_EQ(h_dev_complete_all(&h), 13);
+	CHECK_EQ(h_drain(&h), 13);
+	ret = 0;
+teardown:
+	return h_end_clean(&h, ret);
+}
+
+/* What the driver publishes to suppress interrupts (split: used_event or
+ * the avail flags; packed: the driver event area).
+ */
+static uint32_t
+h_intr_word(const struct harness *h)
+{
+	if (h->p.layout == VIRTQ_LAYOUT_PACKED) {
+		const struct virtq_packed_event *e = virtq_driver_area(h->vq);
+
+		return (uint32_t)e->flags << 16 | e->off_wrap;
+	}
+	if (h->p.event_idx)
+		return *virtq_used_event(virtq_driver_area(h->vq), h->p.num);
+	return ((struct virtq_avail *)virtq_driver_area(h->vq))->flags;
+}
+
+/*
+ * Interrupt suppression: no calls while disarmed, even after more than 2^16
+ * completions (many wrap counter flips) with event idx; exactly one call
+ * after arming when the device completes.
+ */
+static int
+t_intr_suppression(const struct test_cfg *cfg)
+{
+	enum { NUM = 8 };
+	struct harness h;
+	uint32_t word, changes = 0;
+	uint16_t i;
+	uint32_t opaque;
+	uint32_t rounds;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
+	word = h_intr_word(&h);
+	for (rounds = 0; rounds < 70000 / NUM; rounds++) {
+		uint32_t wd;
+
+		CHECK_EQ(h_round_trip(&h, NUM), 0);
+		wd = h_intr_word(&h);
+		if (t_packed(cfg)) {
+			CHECK_EQ(wd >> 16, VIRTQ_EVENT_F_DISABLE);
+		} else if (cfg->event_idx) {
+			uint16_t dist = (uint16_t)(virtq_last_used_idx(h.vq) - wd);
+
+			/* Out of reach: behind the last used, at most 2^15 back. */
+			CHECK(dist >= 1 && dist <= 0x8000);
+		}
+		if (wd != word)
+			changes++;
+		word = wd;
+	}
+	CHECK_EQ(h.dev.calls, 0);
+	CHECK_EQ(h.dev.call_checks, rounds);
+	/* Split event idx: rewritten only at 2^15 and 2^16 completions.
+	 * Packed: DISABLE is never rewritten.
+	 */
+	CHECK_EQ(changes, cfg->event_idx && !t_packed(cfg) ? 2 : 0);
+	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(h.start + rounds * NUM));
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 0);
+
+	/* Arm, the device completes 3 buffers in one go: one call. */
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_add_in(&h, i + 1), 0);
+	h_kick(&h);
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK_EQ(opaque, h_opaque(&h, virtq_last_used_idx(h.vq)));
+	if (t_packed(cfg))
+		CHECK_EQ(h_intr_word(&h), cfg->event_idx ?
+			 (uint32_t)VIRTQ_EVENT_F_DESC << 16 | opaque :
+			 (uint32_t)VIRTQ_EVENT_F_ENABLE << 16);
+	CHECK(virtq_intr_enabled(h.vq));
+	CHECK(!virtq_poll(h.vq, opaque));
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 1);
+	CHECK_EQ(h_dev_complete_all(&h), 3);
+	CHECK_EQ(h.dev.calls, 1);
+	CHECK(virtq_poll(h.vq, opaque));
+	/* The device completes one more before the driver reacts: event idx
+	 * already fired for this arming; flag mode calls again.
+	 */
+	CHECK_EQ(h_add_in(&h, 4), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_complete_all(&h), 1);
+	CHECK_EQ(h.dev.calls, cfg->event_idx ? 1 : 2);
+	virtq_disable_intr(h.vq);
+	CHECK(!virtq_intr_enabled(h.vq));
+	CHECK_EQ(h_drain(&h), 4);
+	/* Disarmed again: nothing. */
+	CHECK_EQ(h_round_trip(&h, 5), 0);
+	CHECK_EQ(h.dev.calls, cfg->event_idx ? 1 : 2);
+	/* Re-arm with everything taken: exactly one call for the next batch. */
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK(!virtq_poll(h.vq, opaque));
+	CHECK_EQ(h_round_trip(&h, 2), 1);
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 2);
+	ret = 0;
+teardown:
+	return h_end_clean(&h, ret);
+}
+
+/* The re-arm race: a completion between enable_intr_prepare and poll. */
+static int
+t_rearm_race(const struct test_cfg *cfg)
+{
+	struct harness h;
+	struct fake_dev_chain c[3];
+	void *cookie;
+	uint32_t opaque;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 8), 0);
+	CHECK_EQ(h_add_in(&h, 1), 0);
+	CHECK_EQ(h_add_in(&h, 2), 0);
+	CHECK_EQ(h_add_in(&h, 3), 0);
+	h_kick(&h);
+	CHECK_EQ(h_dev_pop(&h, &c[0]), 0);
+	CHECK_EQ(h_dev_pop(&h, &c[1]), 0);
+	CHECK_EQ(h_dev_pop(&h, &c[2]), 0);
+
+	/* Nothing pending: arm, poll says no work. */
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK(!virtq_poll(h.vq, opaque));
+	virtq_disable_intr(h.vq);
+
+	/* Completion lands between prepare and poll. */
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK_EQ(fake_dev_push(&h.dev, &c[0], 5), 0);
+	CHECK(fake_dev_flush(&h.dev));              /* armed: the device calls */
+	CHECK(virtq_poll(h.vq, opaque));
+	virtq_disable_intr(h.vq);
+	CHECK_EQ(virtq_get_used(h.vq, &cookie, NULL, 1), 1);
+	CHECK(cookie == COOKIE(1));
+
+	/* Completion before prepare, while disarmed (no call): prepare must
+	 * still let poll see it, though no call will ever come for it.
+	 */
+	CHECK_EQ(fake_dev_push(&h.dev, &c[1], 5), 0);
+	CHECK(!fake_dev_flush(&h.dev));
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK(virtq_poll(h.vq, opaque));
+	virtq_disable_intr(h.vq);
+	CHECK_EQ(virtq_get_used(h.vq, &cookie, NULL, 1), 1);
+	CHECK(cookie == COOKIE(2));
+
+	/* Armed and idle; then the device completes: one call, poll true. */
+	opaque = virtq_enable_intr_prepare(h.vq);
+	CHECK(!virtq_poll(h.vq, opaque));
+	CHECK_EQ(fake_dev_push(&h.dev, &c[2], 5), 0);
+	CHECK(fake_dev_flush(&h.dev));
+	CHECK(virtq_poll(h.vq, opaque));
+	CHECK_EQ(h.dev.calls, 2);
+	ret = 0;
+teardown:
+	return h_end(&h, ret);
+}
+
+/* Arming an armed queue, disarming a disarmed one: no shared-memory write. */
+static int
+t_arm_idempotent(const struct test_cfg *cfg)
+{
+	struct harness h;
+	uint8_t *snap = NULL;
+	uint32_t o1, o2;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 8), 0);
+	snap = malloc(h.ring_size);
+	CHECK(snap != NULL);
+	memcpy(snap, h.ring, h.ring_size);
+	virtq_disable_intr(h.vq);                    /* already suppressed by init */
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+
+	o1 = virtq_enable_intr_prepare(h.vq);
+	CHECK(memcmp(snap, h.ring, h.ring_size) != 0);
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 1);
+	memcpy(snap, h.ring, h.ring_size);
+	o2 = virtq_enable_intr_prepare(h.vq);
+	CHECK_EQ(o1, o2);
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 1);
+	CHECK(!virtq_poll(h.vq, o2));
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+
+	virtq_disable_intr(h.vq);
+	CHECK(memcmp(snap, h.ring, h.ring_size) != 0);
+	memcpy(snap, h.ring, h.ring_size);
+	virtq_disable_intr(h.vq);
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+
+	/* Work moves last_used: re-arming writes again (event idx: a new
+	 * used_event; flags: the flag is cleared again).
+	 */
+	CHECK_EQ(h_round_trip(&h, 3), 0);
+	memcpy(snap, h.ring, h.ring_size);
+	virtq_disable_intr(h.vq);                    /* disarmed, last_used moved */
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+	o1 = virtq_enable_intr_prepare(h.vq);
+	CHECK_EQ(o1, h_opaque(&h, (uint16_t)(h.start + 3)));
+	CHECK(memcmp(snap, h.ring, h.ring_size) != 0);
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 2);
+	memcpy(snap, h.ring, h.ring_size);
+	CHECK_EQ(virtq_enable_intr_prepare(h.vq), o1);
+	CHECK(memcmp(snap, h.ring, h.ring_size) == 0);
+	CHECK_EQ(virtq_stats(h.vq)->intr_arms, 2);
+	ret = 0;
+teardown:
+	free(snap);
+	h_teardown(&h);
+	return ret;
+}
+
+/*
+ * virtq_monitor_addr: the condition holds (sleep) while nothing completed,
+ * fails as soon as the device completes, holds again once everything is
+ * taken; NULL on a broken queue.
+ */
+static int
+t_monitor_addr(const struct test_cfg *cfg)
+{
+	struct harness h;
+	struct fake_dev_chain c[3];
+	volatile void *addr;
+	uint64_t expected, mask;
+	uint8_t size;
+	void *cookie;
+	unsigned int i;
+	int ret = -1;
+
+	CHECK_EQ(h_setup(&h, cfg, 8), 0);
+	/* Idle, nothing posted. */
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(addr != NULL);
+	CHECK_EQ(size, 2);
+	if (t_packed(cfg)) {
+		const struct virtq_packed_desc *d = virtq_desc_area(h.vq);
+
+		CHECK(addr == &d[h.start & 7].flags);
+		CHECK_EQ(mask, VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED);
+	} else {
+		CHECK(addr == &((struct virtq_used *)virtq_device_area(h.vq))->idx);
+		CHECK_EQ(mask, 0xFFFF);
+		CHECK_EQ(expected, h.start);
+	}
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	CHECK(virtq_monitor_addr(h.vq, NULL, &mask, &size) == NULL);
+
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_add_in(&h, i + 1), 0);
+	h_kick(&h);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(h_dev_pop(&h, &c[i]), 0);
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	/* Out of order: the device completes the second buffer first. */
+	CHECK_EQ(fake_dev_push(&h.dev, &c[1], 4), 0);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));   /* not flushed */
+	fake_dev_flush(&h.dev);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	/* Asked again with the completion already there: no sleep. */
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(virtq_get_used(h.vq, &cookie, NULL, 1), 1);
+	CHECK(cookie == COOKIE(2));
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(fake_dev_push(&h.dev, &c[0], 4), 0);
+	CHECK_EQ(fake_dev_push(&h.dev, &c[2], 4), 0);
+	fake_dev_flush(&h.dev);
+	CHECK(!h_monitor_sleeps(addr, expected, mask, size));
+	CHECK_EQ(h_drain(&h), 2);
+	addr = virtq_monitor_addr(h.vq, &expected, &mask, &size);
+	CHECK(h_monitor_sleeps(addr, expected, mask, size));
+
+	virtq_mark_broken(h.vq, "test");
+	CHECK(virtq_monitor_addr(h.vq, &expected, &mask, &size) == NULL);
+	ret = 0;
+teardown:
+	return h_end(&h, ret);
+}
+
+static const struct test_case cases[] = {
+	{ "kick suppression NO_NOTIFY", t_kick_no_notify, RUN_FLAGS, ON_BOTH },
+	{ "kick suppression avail_event", t_kick_avail_event, RUN_EVENT_IDX, ON_BOTH },
+	{ "interrupt suppression", t_intr_suppression, RUN_ALL, ON_BOTH },
+	{ "re-arm race", t_rearm_race, RUN_ALL, ON_BOTH },
+	{ "arming an armed queue writes nothing", t_arm_idempotent, RUN_ALL, ON_BOTH },
+	{ "monitor address", t_monitor_addr, RUN_ALL, ON_BOTH , ORDER_ANY },
+};
+
+const struct test_section test_section_notify = { cases, RTE_DIM(cases) };
