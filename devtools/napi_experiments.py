@@ -321,6 +321,15 @@ class Env:
         return argv
 
 
+def stop_all(procs):
+    """End every process of a run, last started first; never leave one behind."""
+    for p in reversed(procs):
+        try:
+            p.stop()
+        except Exception as e:
+            print('stop %s: %s' % (p.name, e), file=sys.stderr)
+
+
 # ---- one stream run: one forwarder process, the peer running phases -------------------------
 
 def stream_run(env, mode, size, phases, tag):
@@ -401,11 +410,7 @@ def stream_run(env, mode, size, phases, tag):
             for t in res['tails']:
                 print(t)
     finally:
-        for p in reversed(procs):
-            try:
-                p.stop()
-            except Exception as e:  # never leave a process behind
-                print('stop %s: %s' % (p.name, e), file=sys.stderr)
+        stop_all(procs)
     return res
 
 
@@ -458,11 +463,7 @@ def rr_run(env, config, mode, secs, tag):
         res['tails'] = [p.tail(20) for p in procs]
         log('  ERROR rr %s %s: %s' % (config, mode, res['error']))
     finally:
-        for p in reversed(procs):
-            try:
-                p.stop()
-            except Exception as e:
-                print('stop %s: %s' % (p.name, e), file=sys.stderr)
+        stop_all(procs)
     return res
 
 
@@ -531,11 +532,7 @@ def latency_run(env, mode, packets, tag):
         res['error'] = str(e).split('\n')[0]
         log('  ERROR latency %s: %s' % (mode, res['error']))
     finally:
-        for p in reversed(procs):
-            try:
-                p.stop()
-            except Exception as e:
-                print('stop %s: %s' % (p.name, e), file=sys.stderr)
+        stop_all(procs)
     return res
 
 

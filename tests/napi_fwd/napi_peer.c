@@ -203,20 +203,30 @@ frame(uint32_t seq)
 	return m;
 }
 
+/* The first line of a /proc file opened as fd, NUL-terminated; false when unreadable. */
+static bool
+proc_read(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, buf, len - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /* Run-queue wait (schedstat field 2, ns) of a thread; 0 when unavailable. */
 static uint64_t
 sched_wait_ns(int fd)
 {
 	unsigned long long run, wait;
 	char buf[128];
-	ssize_t n;
 
-	if (fd < 0)
+	if (!proc_read(fd, buf, sizeof(buf)))
 		return 0;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? wait : 0;
 }
 
@@ -226,14 +236,9 @@ steal_ticks(void)
 {
 	unsigned long long v[8];
 	char buf[256];
-	ssize_t n;
 
-	if (stat_fd < 0)
+	if (!proc_read(stat_fd, buf, sizeof(buf)))
 		return 0;
-	n = pread(stat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
 		   &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
 		return 0;
