@@ -44,8 +44,9 @@ vnapi-fwd --mode poll, interrupt, hybrid (adaptive_idle, the default), hybrid
 all against the same sender, tests/peers/echo_peer (routable IPv4/UDP frames; only --expect
 differs: macswap for vnapi-fwd, routed for l3fwd-power). Per packet: the round trip and the
 round trip net of the time either process did not run (run-queue wait from /proc/PID/schedstat,
-and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p99/p99.9/>1 ms/>5 ms and a plot of the latency distributions (CCDF) in
-doc/performance.md, section "## Latency at sparse load", between its own markers.
+and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p99/p99.9/>1 ms/
+>5 ms and a plot of the latency distributions (CCDF) in doc/performance.md, section
+"## Latency at sparse load", between its own markers.
 
 Every process: --no-pci, its own --file-prefix, pinned lcores (peer CPU 0, forwarder CPU 1),
 --no-huge -m 512, a deadline, ended by PID (devtools/vnapitools/harness.py). The plugin is copied
@@ -277,6 +278,15 @@ class Env:
                           echo=self.verbose)
         return p.start()
 
+    def start_pair(self, procs, peer_argv, pp, name, fwd_argv, fp, deadline):
+        """The peer (the vhost-user server) up to READY, then the forwarder; both join procs."""
+        peer = self.start('peer', peer_argv, pp, deadline)
+        procs.append(peer)
+        peer.wait_for(r'^READY ', 30, what='peer READY')
+        fwd = self.start(name, fwd_argv, fp, deadline)
+        procs.append(fwd)
+        return peer, fwd
+
     def eal(self, prefix, lcores):
         return ['--no-huge', '-m', '512', '--no-pci', '--lcores', lcores,
                 '--file-prefix', prefix, '--log-level=lib.eal:notice']
@@ -351,11 +361,7 @@ def stream_run(env, mode, size, phases, tag):
     res = {'mode': mode, 'size': size, 'tag': tag, 'phases': [], 'error': None}
     procs = []
     try:
-        peer = env.start('peer', peer_argv, pp, deadline)
-        procs.append(peer)
-        peer.wait_for(r'^READY ', 30, what='peer READY')
-        fwd = env.start(mode, fwd_argv, fp, deadline)
-        procs.append(fwd)
+        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
         peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
         lcores = [0] if kind == 'fwd' else []
@@ -427,11 +433,8 @@ def rr_run(env, config, mode, secs, tag):
     res = {'config': config, 'mode': mode, 'tag': tag, 'error': None}
     procs = []
     try:
-        peer = env.start('peer', peer_argv, pp, deadline)
-        procs.append(peer)
-        peer.wait_for(r'^READY ', 30, what='peer READY')
-        fwd = env.start('rr-%s-%s' % (config, mode), fwd_argv, fp, deadline)
-        procs.append(fwd)
+        peer, fwd = env.start_pair(procs, peer_argv, pp, 'rr-%s-%s' % (config, mode), fwd_argv,
+                                   fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
         peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
         lcs = list(range(nb_lcores))
@@ -498,11 +501,7 @@ def latency_run(env, mode, packets, tag):
     res = {'mode': mode, 'tag': tag, 'error': None}
     procs = []
     try:
-        peer = env.start('peer', peer_argv, pp, deadline)
-        procs.append(peer)
-        peer.wait_for(r'^READY ', 30, what='peer READY')
-        fwd = env.start(mode, fwd_argv, fp, deadline)
-        procs.append(fwd)
+        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
         m = peer.wait_for(r'RESULT: (\S+)(.*)', deadline, what='peer RESULT')
         res['peer_result'] = m.group(1) + m.group(2)
         res['fwd_rc'] = fwd.stop()
