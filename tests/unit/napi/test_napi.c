@@ -36,27 +36,28 @@ count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mb
 	handler_calls++;
 }
 
-/* A context over the fake port with nb queues of `mode` (budget 64). */
-static struct napi_ctx *
-setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
-      bool disable_on_race)
+/* The defaults, on lcore 3 over the fake port with its 1 MHz clock. */
+static void
+conf_fake(struct napi_ctx_conf *conf)
 {
-	struct napi_ctx_conf conf;
+	napi_ctx_conf_init(conf);
+	conf->lcore_id = 3;
+	conf->tsc_hz = 1000000;
+	conf->ops = &fake_ops;
+	conf->ops_arg = &fp;
+}
+
+/* A context of `conf` over a fresh fake port with nb queues of `mode`. */
+static struct napi_ctx *
+setup_conf(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_mode mode)
+{
 	struct napi_ctx *ctx;
 	unsigned int i;
 
 	fake_init(&fp, nb);
 	memset(handled, 0, sizeof(handled));
 	handler_calls = 0;
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.idle_polls = idle_polls;
-	conf.idle_us = idle_us;
-	conf.disable_on_race = disable_on_race;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	ctx = napi_ctx_create(conf);
 	if (ctx == NULL)
 		return NULL;
 	for (i = 0; i < nb; i++) {
@@ -73,6 +74,20 @@ setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_u
 		}
 	}
 	return ctx;
+}
+
+/* A context over the fake port with nb queues of `mode` (budget 64). */
+static struct napi_ctx *
+setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
+      bool disable_on_race)
+{
+	struct napi_ctx_conf conf;
+
+	conf_fake(&conf);
+	conf.idle_polls = idle_polls;
+	conf.idle_us = idle_us;
+	conf.disable_on_race = disable_on_race;
+	return setup_conf(&conf, nb, mode);
 }
 
 static struct napi_queue_stats
@@ -1070,9 +1085,6 @@ test_hybrid_adaptive_idle(const void *arg __rte_unused)
 {
 	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
 	struct napi_ctx_conf conf;
-	struct napi_queue_conf qc = {
-		.port = 0, .queue = 0, .mode = NAPI_MODE_HYBRID, .handler = count_handler,
-	};
 	int ret = -1;
 
 	CHECK(ctx != NULL);
@@ -1114,18 +1126,12 @@ test_hybrid_adaptive_idle(const void *arg __rte_unused)
 
 	/* adaptive_idle off: idle polls after a long sleep too */
 	napi_ctx_free(ctx);
-	fake_init(&fp, 1);
-	napi_ctx_conf_init(&conf);
+	conf_fake(&conf);
 	CHECK(conf.adaptive_idle);
-	conf.lcore_id = 3;
 	conf.idle_polls = 5;
 	conf.adaptive_idle = false;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	ctx = setup_conf(&conf, 1, NAPI_MODE_HYBRID);
 	CHECK(ctx != NULL);
-	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
 	fp.clock = 100;
 	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
 	fp.clock = 5100;
