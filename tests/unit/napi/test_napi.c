@@ -36,27 +36,28 @@ count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mb
 	handler_calls++;
 }
 
-/* A context over the fake port with nb queues of `mode` (budget 64). */
-static struct napi_ctx *
-setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
-      bool disable_on_race)
+/* The defaults, on lcore 3 over the fake port with its 1 MHz clock. */
+static void
+conf_fake(struct napi_ctx_conf *conf)
 {
-	struct napi_ctx_conf conf;
+	napi_ctx_conf_init(conf);
+	conf->lcore_id = 3;
+	conf->tsc_hz = 1000000;
+	conf->ops = &fake_ops;
+	conf->ops_arg = &fp;
+}
+
+/* A context of `conf` over a fresh fake port with nb queues of `mode`. */
+static struct napi_ctx *
+setup_conf(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_mode mode)
+{
 	struct napi_ctx *ctx;
 	unsigned int i;
 
 	fake_init(&fp, nb);
 	memset(handled, 0, sizeof(handled));
 	handler_calls = 0;
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.idle_polls = idle_polls;
-	conf.idle_us = idle_us;
-	conf.disable_on_race = disable_on_race;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	ctx = napi_ctx_create(conf);
 	if (ctx == NULL)
 		return NULL;
 	for (i = 0; i < nb; i++) {
@@ -73,6 +74,20 @@ setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_u
 		}
 	}
 	return ctx;
+}
+
+/* A context over the fake port with nb queues of `mode` (budget 64). */
+static struct napi_ctx *
+setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
+      bool disable_on_race)
+{
+	struct napi_ctx_conf conf;
+
+	conf_fake(&conf);
+	conf.idle_polls = idle_polls;
+	conf.idle_us = idle_us;
+	conf.disable_on_race = disable_on_race;
+	return setup_conf(&conf, nb, mode);
 }
 
 static struct napi_queue_stats
@@ -946,6 +961,191 @@ teardown:
 	return ret;
 }
 
+/* Exactly one sample, in bucket b, and nothing elsewhere. */
+static int
+hist_only(const uint64_t *h, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < NAPI_HIST_BUCKETS; i++)
+		if (h[i] != (i == b ? 1u : 0u))
+			return 0;
+	return 1;
+}
+
+static int
+test_hist_buckets(const void *arg __rte_unused)
+{
+	int ret = -1;
+
+	CHECK_EQ(napi_hist_bucket(0), 0);
+	CHECK_EQ(napi_hist_bucket(1), 1);
+	CHECK_EQ(napi_hist_bucket(2), 2);
+	CHECK_EQ(napi_hist_bucket(3), 2);
+	CHECK_EQ(napi_hist_bucket(4), 3);
+	CHECK_EQ(napi_hist_bucket(1023), 10);
+	CHECK_EQ(napi_hist_bucket(1024), 11);
+	CHECK_EQ(napi_hist_bucket(16383), 14);
+	CHECK_EQ(napi_hist_bucket(16384), 15);
+	CHECK_EQ(napi_hist_bucket(UINT64_MAX), NAPI_HIST_BUCKETS - 1);
+	CHECK_EQ(napi_hist_lower_us(0), 0);
+	CHECK_EQ(napi_hist_lower_us(1), 1);
+	CHECK_EQ(napi_hist_lower_us(11), 1024);
+	CHECK_EQ(napi_hist_lower_us(15), 16384);
+	CHECK_EQ(napi_hist_lower_us(16), 0);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+/*
+ * One wakeup on the fake clock (1 cycle = 1 us): armed at 1000, woken at
+ * 4000 (arm_wake 3000 us), first poll at 4005 (wake_poll 5 us), the next poll
+ * at 4105 (poll_gap 100 us) finds nothing and arms (wake_arm 105 us).
+ */
+static int
+test_wakeup_timing_hist(const void *arg __rte_unused)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
+	struct napi_lcore_stats ls;
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.clock = 1000;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed at 1000, asleep */
+	CHECK(fp.q[0].armed);
+	fp.clock = 4000;
+	fake_arrive(&fp, 0, 2);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 4000 */
+	fp.clock = 4005;
+	CHECK_EQ(napi_poll_once(ctx), 2);     /* first poll */
+	fp.clock = 4105;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed again, asleep */
+	CHECK(fp.q[0].armed);
+	s = qstats(ctx, 0);
+	CHECK(hist_only(s.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(s.wake_poll_hist, napi_hist_bucket(5)));
+	CHECK(hist_only(s.wake_arm_hist, napi_hist_bucket(105)));
+	CHECK(hist_only(s.poll_gap_hist, napi_hist_bucket(100)));
+	napi_stats_get(ctx, &ls, NULL, 0);
+	CHECK(hist_only(ls.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(ls.wake_arm_hist, napi_hist_bucket(105)));
+	/* a race after the wakeup keeps the wakeup open until an arm holds */
+	fp.clock = 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 5000 */
+	fp.clock = 5001;
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* not empty: no arm (interrupt mode) */
+	fp.clock = 5002;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: arm, race: stays scheduled */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	fp.clock = 5600;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* the raced packet */
+	fp.clock = 5700;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* armed at 5700: wake_arm 700 us */
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(700)], 1);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(105)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(4000 - 1000)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(5000 - 4105)], 1);
+	/* poll gaps: 4005->4105, 5001->5002, 5002->5600, 5600->5700 */
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(100)], 2);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(1)], 1);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(598)], 1);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
+/* Rounds until the entry arms (at most max); the count of empty rounds polled. */
+static int
+rounds_to_arm(struct napi_ctx *ctx, unsigned int q, int max)
+{
+	unsigned int before = fp.q[q].enables;
+	int i;
+
+	for (i = 1; i <= max; i++) {
+		napi_poll_once(ctx);
+		if (fp.q[q].enables != before && fp.q[q].armed)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Hybrid with adaptive_idle (the default): after a long sleep the entry arms
+ * at its first empty round; a short sleep, a race at arming or a full round
+ * bring the idle polls back. With adaptive_idle off, idle polls every time.
+ */
+static int
+test_hybrid_adaptive_idle(const void *arg __rte_unused)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
+	struct napi_ctx_conf conf;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);          /* idle polls at first */
+	/* a long sleep (1000 us): one packet, then armed at the first empty round */
+	fp.clock = 1100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* woken */
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the packet: short, no arm */
+	CHECK(!fp.q[0].armed);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* a short sleep (5 us < NAPI_SHORT_SLEEP_US): idle polls again */
+	fp.clock += 5;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);          /* 5 short rounds in all */
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* long sleep, then a race at the quick arm: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* quick arm, race */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the raced packet */
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	/* long sleep, then a full round: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 64);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+
+	/* adaptive_idle off: idle polls after a long sleep too */
+	napi_ctx_free(ctx);
+	conf_fake(&conf);
+	CHECK(conf.adaptive_idle);
+	conf.idle_polls = 5;
+	conf.adaptive_idle = false;
+	ctx = setup_conf(&conf, 1, NAPI_MODE_HYBRID);
+	CHECK(ctx != NULL);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	fp.clock = 5100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 0);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
 static const struct unit_case tests[] = {
 	{ "budget exhaustion keeps polling", test_budget_exhaustion_keeps_polling, NULL },
 	{ "custom budget, add checks", test_budget_custom, NULL },
@@ -975,6 +1175,10 @@ static const struct unit_case tests[] = {
 	{ "stats exact", test_stats_exact, NULL },
 	{ "mode names", test_modes_names, NULL },
 	{ "poll mode never arms", test_poll_mode_never_arms, NULL },
+	{ "timing histogram buckets", test_hist_buckets, NULL },
+	{ "per-wakeup timing histograms (fake clock)", test_wakeup_timing_hist, NULL },
+	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle,
+	  NULL },
 };
 
 int
