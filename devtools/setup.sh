@@ -25,7 +25,8 @@ done
 log() { printf 'setup: %s\n' "$*"; }
 
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
-          pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev)
+          pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
+          openvswitch-switch-dpdk)  # OVS-DPDK: a real peer in the suite (test_ovs.py)
 
 missing=()
 for p in "${packages[@]}"; do

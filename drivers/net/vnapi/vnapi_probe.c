@@ -20,6 +20,7 @@
 #include <ethdev_vdev.h>
 
 #include "vnapi_backend.h"
+#include "vnapi_conn.h"
 #include "vnapi_dev.h"
 #include "vnapi_devargs.h"
 #include "vnapi_ethdev.h"
@@ -67,10 +68,11 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	}
 	dev->process_private = proc;
 
-	ret = vnapi_backend_connect(dev);
+	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
 		goto err_free_proc;
-	vnapi_backend_log_features(dev);
+	if (!params.server)
+		vnapi_backend_log_features(dev);
 
 	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
 						  rte_socket_id());
@@ -93,12 +95,15 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	dev->data->all_multicast = 1;
 	vnapi_link_set(dev, false, false);
 	rte_eth_dev_probing_finish(dev);
-	VNAPI_INIT_LOG(INFO, "%s: port %u on %s, %u queue pair(s), ring size %u",
-		       name, dev->data->port_id, params.path, params.queues, params.queue_size);
+	VNAPI_INIT_LOG(INFO, "%s: port %u on %s (%s), %u queue pair(s), ring size %u",
+		       name, dev->data->port_id, params.path,
+		       params.server ? "server: the back end connects" : "client",
+		       params.queues, params.queue_size);
 	return 0;
 
 err_disconnect:
-	vnapi_backend_disconnect(dev);
+	vnapi_conn_quiesce(dev);
+	vnapi_conn_close(dev);
 err_free_proc:
 	rte_free(proc);
 	dev->process_private = NULL;
