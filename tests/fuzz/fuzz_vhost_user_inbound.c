@@ -66,7 +66,6 @@ fuzz_readable(int fd)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool quiet;
 	struct vnapi_vhost_user vu = { .sock = -1, .path = "fuzz" };
 	size_t len, want, bytes = 0;
 	unsigned int nfds = 0;
@@ -75,10 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int sv[2], efd = -1, ret;
 	uint64_t v;
 
-	if (!quiet) {
-		rte_log_set_global_level(RTE_LOG_EMERG);
-		quiet = true;
-	}
+	fuzz_quiet_logs();
 	if (size < 1)
 		return 0;
 	with_fd = data[0] & 1;
