@@ -20,6 +20,8 @@
 #   SERIES: 24.11 | 25.11   (22.11 is the system's: nothing to build)
 #   --cached-only: build nothing; fail (exit 3, one line saying why) when no
 #   cache built from Debian's sources is present.
+# Exit status 4: Debian's archive does not serve the series' source files
+# (404): the series is blocked on this machine, nothing was built.
 # Prints, per series, "dpdk-versions: SERIES VERSION PREFIX (reused|built in Ns)".
 # With --print-prefix, stdout is only the prefixes, one a line.
 set -euo pipefail
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --cache) cache=$2; shift 2 ;;
     --print-prefix) print_prefix=true; shift ;;
     --cached-only) cached_only=true; shift ;;
-    -h|--help) sed -n '4,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '4,26p' "$0"; exit 0 ;;
     -*) echo "dpdk-versions: unknown option '$1'" >&2; exit 2 ;;
     *) series_list+=("$1"); shift ;;
     esac
@@ -161,15 +163,17 @@ build_one() {
     "$series".*) ;;
     *) die "suite '$suite' carries dpdk '${deb_ver:-nothing}', not $series.x (set VNAPI_DPDK_SUITE_${series/./_})" ;;
     esac
-    ensure_build_deps
     rm -rf "$dir/src" "$dir/build" "$dir/dl"
     mkdir -p "$dir/dl" "$dir/src"
     if ! fetch_debian "$deb_ver" "$dir/dl"; then
         rm -rf "$dir/dl" "$dir/src"
-        grep -q '404' "$dir/fetch.log" &&
-            die "Debian's archive does not serve dpdk $deb_ver's source files (404): DPDK $series cannot be built on this machine"
+        if grep -q '404' "$dir/fetch.log"; then
+            log "error: Debian's archive does not serve dpdk $deb_ver's source files (404): DPDK $series cannot be built on this machine"
+            exit 4
+        fi
         die "fetching Debian's source package dpdk $deb_ver failed ($dir/fetch.log): DPDK $series cannot be built on this machine"
     fi
+    ensure_build_deps
     src_ver=${deb_ver%%-*}
     origin="Debian source package dpdk $deb_ver ($suite)"
     log "$series: $origin"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Count meson test results over one or more testlog.json files and print
-the closing line CI reads: 'N passed, N failed[, N skipped]'."""
+the closing line CI reads: 'N passed, N failed[, N skipped]'.
+An argument --failed=WHAT counts one failure that is no meson test (WHAT
+could not be built, so its tests never ran)."""
 
 import json
 import sys
@@ -11,6 +13,10 @@ import sys
 def main(paths):
     passed = failed = skipped = 0
     for path in paths:
+        if path.startswith("--failed="):
+            failed += 1
+            print(f"FAILED: {path[len('--failed='):]}")
+            continue
         try:
             with open(path, encoding="utf-8") as f:
                 lines = [json.loads(line) for line in f if line.strip()]
