@@ -500,25 +500,33 @@ vnapi_dev_allmulticast_disable(struct rte_eth_dev *dev)
 VNAPI_STATS_GET_OP(vnapi_stats_get_op, vnapi_dev_stats_get)
 VNAPI_PTYPES_GET_OP(vnapi_ptypes_get_op, vnapi_dev_supported_ptypes_get)
 
+/*
+ * The ops the primary and a secondary process share: they read what lives in
+ * shared memory, reset the counters, or refuse the same way in both.
+ */
+#define VNAPI_OPS_SHARED \
+	.dev_close = vnapi_dev_close, \
+	.dev_infos_get = vnapi_dev_infos_get, \
+	.link_update = vnapi_dev_link_update, \
+	.promiscuous_enable = vnapi_dev_accept, \
+	.promiscuous_disable = vnapi_dev_promiscuous_disable, \
+	.allmulticast_enable = vnapi_dev_accept, \
+	.allmulticast_disable = vnapi_dev_allmulticast_disable, \
+	.stats_get = vnapi_stats_get_op, \
+	.stats_reset = vnapi_dev_stats_reset, \
+	.xstats_get = vnapi_dev_xstats_get, \
+	.xstats_get_names = vnapi_dev_xstats_get_names, \
+	.xstats_reset = vnapi_dev_stats_reset, \
+	.dev_supported_ptypes_get = vnapi_ptypes_get_op
+
 const struct eth_dev_ops vnapi_eth_dev_ops = {
+	VNAPI_OPS_SHARED,
 	.dev_configure = vnapi_dev_configure,
 	.dev_start = vnapi_dev_start,
 	.dev_stop = vnapi_dev_stop,
-	.dev_close = vnapi_dev_close,
 	.dev_reset = vnapi_dev_reset,
-	.dev_infos_get = vnapi_dev_infos_get,
-	.link_update = vnapi_dev_link_update,
-	.promiscuous_enable = vnapi_dev_accept,
-	.promiscuous_disable = vnapi_dev_promiscuous_disable,
-	.allmulticast_enable = vnapi_dev_accept,
-	.allmulticast_disable = vnapi_dev_allmulticast_disable,
 	.mac_addr_set = vnapi_dev_mac_addr_set,
 	.mtu_set = vnapi_dev_mtu_set,
-	.stats_get = vnapi_stats_get_op,
-	.stats_reset = vnapi_dev_stats_reset,
-	.xstats_get = vnapi_dev_xstats_get,
-	.xstats_get_names = vnapi_dev_xstats_get_names,
-	.xstats_reset = vnapi_dev_stats_reset,
 	.rx_queue_setup = vnapi_dev_rx_queue_setup,
 	.rx_queue_release = vnapi_dev_rx_queue_release,
 	.tx_queue_setup = vnapi_dev_tx_queue_setup,
@@ -526,7 +534,6 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.tx_done_cleanup = vnapi_tx_done_cleanup,
 	.rx_queue_intr_enable = vnapi_dev_rx_queue_intr_enable,
 	.rx_queue_intr_disable = vnapi_dev_rx_queue_intr_disable,
-	.dev_supported_ptypes_get = vnapi_ptypes_get_op,
 	.dev_ptypes_set = vnapi_dev_ptypes_set,
 	.get_monitor_addr = vnapi_get_monitor_addr,
 };
@@ -601,28 +608,16 @@ vnapi_secondary_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask __rte_un
 }
 
 const struct eth_dev_ops vnapi_eth_dev_ops_secondary = {
+	VNAPI_OPS_SHARED,
 	.dev_configure = vnapi_secondary_configure,
 	.dev_start = vnapi_secondary_start,
 	.dev_stop = vnapi_secondary_stop,
-	.dev_close = vnapi_dev_close,
 	.dev_reset = vnapi_secondary_reset,
-	.dev_infos_get = vnapi_dev_infos_get,
-	.link_update = vnapi_dev_link_update,
-	.promiscuous_enable = vnapi_dev_accept,
-	.promiscuous_disable = vnapi_dev_promiscuous_disable,
-	.allmulticast_enable = vnapi_dev_accept,
-	.allmulticast_disable = vnapi_dev_allmulticast_disable,
 	.mac_addr_set = vnapi_secondary_mac_addr_set,
 	.mtu_set = vnapi_secondary_mtu_set,
-	.stats_get = vnapi_stats_get_op,
-	.stats_reset = vnapi_dev_stats_reset,
-	.xstats_get = vnapi_dev_xstats_get,
-	.xstats_get_names = vnapi_dev_xstats_get_names,
-	.xstats_reset = vnapi_dev_stats_reset,
 	.rx_queue_setup = vnapi_secondary_rx_queue_setup,
 	.tx_queue_setup = vnapi_secondary_tx_queue_setup,
 	.rx_queue_intr_enable = vnapi_secondary_intr,
 	.rx_queue_intr_disable = vnapi_secondary_intr,
-	.dev_supported_ptypes_get = vnapi_ptypes_get_op,
 	.dev_ptypes_set = vnapi_secondary_ptypes_set,
 };

@@ -741,6 +741,23 @@ teardown:
 	return rc;
 }
 
+/* vnapi_vhost_user_get_features() with the EAL log going to *out (text, malloc'd). */
+static int
+logged_get_features(struct vnapi_vhost_user *vu, char **out, size_t *len)
+{
+	FILE *f = open_memstream(out, len);
+	uint64_t v;
+	int ret;
+
+	if (f == NULL)
+		return -errno;
+	rte_openlog_stream(f);
+	ret = vnapi_vhost_user_get_features(vu, &v);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	return ret;
+}
+
 /*
  * The message trace: nothing at the default level; at debug level on
  * pmd.net.vnapi.init, one line per request sent and one per reply, naming
@@ -752,41 +769,23 @@ test_debug_trace(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 {
 	char *quiet = NULL, *trace = NULL;
 	size_t quiet_len = 0, trace_len = 0;
-	FILE *quiet_f = NULL, *trace_f = NULL;
-	uint64_t v;
 	int rc = -1, type;
 
 	(void)fb;
 	(void)ob;
 	type = rte_log_register("pmd.net.vnapi.init");   /* the driver's: returns its id */
 	CHECK(type >= 0);
-	quiet_f = open_memstream(&quiet, &quiet_len);
-	CHECK(quiet_f != NULL);
-	rte_openlog_stream(quiet_f);
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	rte_openlog_stream(NULL);
-	fclose(quiet_f);
-	quiet_f = NULL;
+	CHECK_EQ(logged_get_features(vu, &quiet, &quiet_len), 0);
 	CHECK_EQ(quiet_len, 0);
 
 	CHECK_EQ(rte_log_set_level_pattern("pmd.net.vnapi.init", RTE_LOG_DEBUG), 0);
-	trace_f = open_memstream(&trace, &trace_len);
-	CHECK(trace_f != NULL);
-	rte_openlog_stream(trace_f);
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	rte_openlog_stream(NULL);
-	fclose(trace_f);
-	trace_f = NULL;
+	CHECK_EQ(logged_get_features(vu, &trace, &trace_len), 0);
+	CHECK(trace != NULL);
 	CHECK(strstr(trace, ": send GET_FEATURES flags 0x1 size 0 fds 0\n") != NULL);
 	CHECK(strstr(trace, ": reply to GET_FEATURES flags 0x5 size 8 value 0x1\n") != NULL);
 	rc = 0;
 teardown:
-	rte_openlog_stream(NULL);
 	rte_log_set_level_pattern("pmd.net.vnapi.init", RTE_LOG_NOTICE);
-	if (quiet_f != NULL)
-		fclose(quiet_f);
-	if (trace_f != NULL)
-		fclose(trace_f);
 	free(quiet);
 	free(trace);
 	return rc;
