@@ -50,6 +50,10 @@ BACKEND_LCORES = '0@0,1@1'
 FRONTEND_LCORES = '0@1,1@0'
 
 
+# What testpmd prints (--print-event lsc) when port 0's link changes.
+LSC_RE = r'Port 0: link state change event'
+
+
 class HarnessError(Exception):
     pass
 
@@ -71,6 +75,20 @@ def check(cond, msg):
     if not cond:
         raise CheckFailed(msg)
     print('  ok: %s' % msg, flush=True)
+
+
+def run_checks(fn, *args, errors=()):
+    """Run one test body fn(*args) and turn its outcome into the script's exit code: a
+    HarnessError (a failed check() included) or one of @errors prints 'FAIL: why' and gives 1;
+    otherwise fn's return value (None counts as 0) is the code, and 0 prints 'PASS'."""
+    try:
+        rc = fn(*args) or 0
+    except (HarnessError,) + tuple(errors) as e:
+        print('FAIL: %s' % e, flush=True)
+        return 1
+    if rc == 0:
+        print('PASS', flush=True)
+    return rc
 
 
 def log(msg):
@@ -285,20 +303,16 @@ class DpdkProcess:
                 pass
             if self.wait_exit(self.grace) is not None:
                 return self.returncode
-        if self.alive():
-            log('%s: SIGINT to pid %d' % (self.name, self.proc.pid))
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            if not self.alive():
+                break
+            log('%s: %s to pid %d' % (self.name, sig.name, self.proc.pid))
             try:
-                os.kill(self.proc.pid, signal.SIGINT)
+                os.kill(self.proc.pid, sig)
             except ProcessLookupError:
                 pass
-            if self.wait_exit(self.grace) is not None:
+            if sig == signal.SIGINT and self.wait_exit(self.grace) is not None:
                 return self.returncode
-        if self.alive():
-            log('%s: SIGKILL to pid %d' % (self.name, self.proc.pid))
-            try:
-                os.kill(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.proc.wait()
         self._finish()
         return self.returncode
