@@ -450,74 +450,55 @@ class DpdkProcess:
 _KV = re.compile(r'([A-Za-z][A-Za-z-]*):\s+(\d+)')
 
 
+def _counter_blocks(texts, start, end, total=None):
+    """Blocks of 'Name: n' counters in a sequence of lines: yields (i, key, {name: n}) per
+    block, key = the port number regex @start captures ('all' for a line containing @total),
+    i = the index of the line that closes it (one starting with @end, a prefix or a tuple of
+    them), None for a block cut short by the next one or by the end of the text."""
+    key, vals = None, None
+    for i, line in enumerate(texts):
+        m = re.search(start, line)
+        if m or (total is not None and total in line):
+            if key is not None:
+                yield None, key, vals
+            key, vals = (int(m.group(1)) if m else 'all'), {}
+            continue
+        if key is None:
+            continue
+        if line.strip().startswith(end):
+            yield i, key, vals
+            key = None
+            continue
+        for k, v in _KV.findall(line):
+            vals[k] = int(v)
+    if key is not None:
+        yield None, key, vals
+
+
+_NIC_STATS = (r'NIC statistics for port (\d+)', '####')
+
+
 def parse_port_stats(text):
     """'show port stats' / --stats-period blocks -> {port: {'RX-packets': n, 'TX-packets': n,
     'RX-bytes', 'RX-missed', 'RX-errors', 'RX-nombuf', 'TX-errors', 'TX-bytes', 'Rx-pps',
     'Tx-pps', 'Rx-bps', 'Tx-bps'}}; the last block of a port wins."""
-    res = {}
-    cur = None
-    for line in text.splitlines():
-        m = re.search(r'NIC statistics for port (\d+)', line)
-        if m:
-            cur = int(m.group(1))
-            res[cur] = {}
-            continue
-        if cur is None:
-            continue
-        if line.strip().startswith('####'):
-            cur = None
-            continue
-        for k, v in _KV.findall(line):
-            res[cur][k] = int(v)
-    return res
+    return {port: vals for _, port, vals in _counter_blocks(text.splitlines(), *_NIC_STATS)}
 
 
 def parse_stats_blocks(lines):
     """Every NIC statistics block in a list of Line objects (from --stats-period output) ->
     [(t, port, {counters})], t = arrival time of the block's closing line."""
-    blocks = []
-    cur = None
-    vals = None
-    for ln in lines:
-        m = re.search(r'NIC statistics for port (\d+)', ln.text)
-        if m:
-            cur = int(m.group(1))
-            vals = {}
-            continue
-        if cur is None:
-            continue
-        if ln.text.strip().startswith('####'):
-            blocks.append((ln.t, cur, vals))
-            cur = None
-            continue
-        for k, v in _KV.findall(ln.text):
-            vals[k] = int(v)
-    return blocks
+    return [(lines[i].t, port, vals)
+            for i, port, vals in _counter_blocks([ln.text for ln in lines], *_NIC_STATS)
+            if i is not None]
 
 
 def parse_fwd_stats(text):
     """Forward statistics (printed by 'stop' and at exit) -> {port: {'RX-packets', 'RX-dropped',
     'RX-total', 'TX-packets', 'TX-dropped', 'TX-total'}}; 'all' for the accumulated block."""
-    res = {}
-    cur = None
-    for line in text.splitlines():
-        m = re.search(r'Forward statistics for port (\d+)', line)
-        if m:
-            cur = int(m.group(1))
-            res[cur] = {}
-            continue
-        if 'Accumulated forward statistics' in line:
-            cur = 'all'
-            res[cur] = {}
-            continue
-        if cur is None:
-            continue
-        if line.strip().startswith('----') or line.strip().startswith('++++'):
-            cur = None
-            continue
-        for k, v in _KV.findall(line):
-            res[cur][k] = int(v)
-    return res
+    return {port: vals for _, port, vals in
+            _counter_blocks(text.splitlines(), r'Forward statistics for port (\d+)',
+                            ('----', '++++'), total='Accumulated forward statistics')}
 
 
 def parse_xstats(text):
