@@ -80,12 +80,15 @@ def check(cond, msg):
 def run_checks(fn, *args, errors=()):
     """Run one test body fn(*args) and turn its outcome into the script's exit code: a
     HarnessError (a failed check() included) or one of @errors prints 'FAIL: why' and gives 1;
-    otherwise fn's return value (None counts as 0) is the code, and 0 prints 'PASS'."""
+    otherwise the code is fn's return value if that is an int (e.g. 77, skipped), else 0
+    (None, or a bool a body returns for its own callers), and 0 prints 'PASS'."""
     try:
-        rc = fn(*args) or 0
+        rc = fn(*args)
     except (HarnessError,) + tuple(errors) as e:
         print('FAIL: %s' % e, flush=True)
         return 1
+    if isinstance(rc, bool) or not isinstance(rc, int):
+        rc = 0
     if rc == 0:
         print('PASS', flush=True)
     return rc

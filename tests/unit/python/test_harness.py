@@ -104,6 +104,11 @@ class TestRunChecks(unittest.TestCase):
     def test_skip_code_passes_through(self):
         self.assertEqual(self.run_quiet(lambda: 77), (77, ''))
 
+    def test_bool_is_not_a_code(self):
+        # test_reconnect.py's bodies return True for their own callers.
+        self.assertEqual(self.run_quiet(lambda: True), (0, 'PASS\n'))
+        self.assertEqual(self.run_quiet(lambda: False), (0, 'PASS\n'))
+
 
 if __name__ == '__main__':
     unittest.main()
