@@ -50,6 +50,10 @@ BACKEND_LCORES = '0@0,1@1'
 FRONTEND_LCORES = '0@1,1@0'
 
 
+# What testpmd prints (--print-event lsc) when port 0's link changes.
+LSC_RE = r'Port 0: link state change event'
+
+
 class HarnessError(Exception):
     pass
 
@@ -71,6 +75,23 @@ def check(cond, msg):
     if not cond:
         raise CheckFailed(msg)
     print('  ok: %s' % msg, flush=True)
+
+
+def run_checks(fn, *args, errors=()):
+    """Run one test body fn(*args) and turn its outcome into the script's exit code: a
+    HarnessError (a failed check() included) or one of @errors prints 'FAIL: why' and gives 1;
+    otherwise the code is fn's return value if that is an int (e.g. 77, skipped), else 0
+    (None, or a bool a body returns for its own callers), and 0 prints 'PASS'."""
+    try:
+        rc = fn(*args)
+    except (HarnessError,) + tuple(errors) as e:
+        print('FAIL: %s' % e, flush=True)
+        return 1
+    if isinstance(rc, bool) or not isinstance(rc, int):
+        rc = 0
+    if rc == 0:
+        print('PASS', flush=True)
+    return rc
 
 
 def log(msg):
@@ -285,20 +306,16 @@ class DpdkProcess:
                 pass
             if self.wait_exit(self.grace) is not None:
                 return self.returncode
-        if self.alive():
-            log('%s: SIGINT to pid %d' % (self.name, self.proc.pid))
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            if not self.alive():
+                break
+            log('%s: %s to pid %d' % (self.name, sig.name, self.proc.pid))
             try:
-                os.kill(self.proc.pid, signal.SIGINT)
+                os.kill(self.proc.pid, sig)
             except ProcessLookupError:
                 pass
-            if self.wait_exit(self.grace) is not None:
+            if sig == signal.SIGINT and self.wait_exit(self.grace) is not None:
                 return self.returncode
-        if self.alive():
-            log('%s: SIGKILL to pid %d' % (self.name, self.proc.pid))
-            try:
-                os.kill(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.proc.wait()
         self._finish()
         return self.returncode
@@ -436,74 +453,55 @@ class DpdkProcess:
 _KV = re.compile(r'([A-Za-z][A-Za-z-]*):\s+(\d+)')
 
 
+def _counter_blocks(texts, start, end, total=None):
+    """Blocks of 'Name: n' counters in a sequence of lines: yields (i, key, {name: n}) per
+    block, key = the port number regex @start captures ('all' for a line containing @total),
+    i = the index of the line that closes it (one starting with @end, a prefix or a tuple of
+    them), None for a block cut short by the next one or by the end of the text."""
+    key, vals = None, None
+    for i, line in enumerate(texts):
+        m = re.search(start, line)
+        if m or (total is not None and total in line):
+            if key is not None:
+                yield None, key, vals
+            key, vals = (int(m.group(1)) if m else 'all'), {}
+            continue
+        if key is None:
+            continue
+        if line.strip().startswith(end):
+            yield i, key, vals
+            key = None
+            continue
+        for k, v in _KV.findall(line):
+            vals[k] = int(v)
+    if key is not None:
+        yield None, key, vals
+
+
+_NIC_STATS = (r'NIC statistics for port (\d+)', '####')
+
+
 def parse_port_stats(text):
     """'show port stats' / --stats-period blocks -> {port: {'RX-packets': n, 'TX-packets': n,
     'RX-bytes', 'RX-missed', 'RX-errors', 'RX-nombuf', 'TX-errors', 'TX-bytes', 'Rx-pps',
     'Tx-pps', 'Rx-bps', 'Tx-bps'}}; the last block of a port wins."""
-    res = {}
-    cur = None
-    for line in text.splitlines():
-        m = re.search(r'NIC statistics for port (\d+)', line)
-        if m:
-            cur = int(m.group(1))
-            res[cur] = {}
-            continue
-        if cur is None:
-            continue
-        if line.strip().startswith('####'):
-            cur = None
-            continue
-        for k, v in _KV.findall(line):
-            res[cur][k] = int(v)
-    return res
+    return {port: vals for _, port, vals in _counter_blocks(text.splitlines(), *_NIC_STATS)}
 
 
 def parse_stats_blocks(lines):
     """Every NIC statistics block in a list of Line objects (from --stats-period output) ->
     [(t, port, {counters})], t = arrival time of the block's closing line."""
-    blocks = []
-    cur = None
-    vals = None
-    for ln in lines:
-        m = re.search(r'NIC statistics for port (\d+)', ln.text)
-        if m:
-            cur = int(m.group(1))
-            vals = {}
-            continue
-        if cur is None:
-            continue
-        if ln.text.strip().startswith('####'):
-            blocks.append((ln.t, cur, vals))
-            cur = None
-            continue
-        for k, v in _KV.findall(ln.text):
-            vals[k] = int(v)
-    return blocks
+    return [(lines[i].t, port, vals)
+            for i, port, vals in _counter_blocks([ln.text for ln in lines], *_NIC_STATS)
+            if i is not None]
 
 
 def parse_fwd_stats(text):
     """Forward statistics (printed by 'stop' and at exit) -> {port: {'RX-packets', 'RX-dropped',
     'RX-total', 'TX-packets', 'TX-dropped', 'TX-total'}}; 'all' for the accumulated block."""
-    res = {}
-    cur = None
-    for line in text.splitlines():
-        m = re.search(r'Forward statistics for port (\d+)', line)
-        if m:
-            cur = int(m.group(1))
-            res[cur] = {}
-            continue
-        if 'Accumulated forward statistics' in line:
-            cur = 'all'
-            res[cur] = {}
-            continue
-        if cur is None:
-            continue
-        if line.strip().startswith('----') or line.strip().startswith('++++'):
-            cur = None
-            continue
-        for k, v in _KV.findall(line):
-            res[cur][k] = int(v)
-    return res
+    return {port: vals for _, port, vals in
+            _counter_blocks(text.splitlines(), r'Forward statistics for port (\d+)',
+                            ('----', '++++'), total='Accumulated forward statistics')}
 
 
 def parse_xstats(text):

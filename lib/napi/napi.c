@@ -240,6 +240,18 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	return ctx;
 }
 
+/* The rx interrupt of @p e failed (@p what: registration or enable): the
+ * entry polls from now on.
+ */
+static void
+napi_intr_failed(struct napi_entry *e, const char *what, int ret)
+{
+	NAPI_LOG(WARNING, "port %u queue %u: rx interrupt %s failed (%d): polling only",
+		 e->conf.port, e->conf.queue, what, ret);
+	NAPI_ADD(e->st.arm_errors, 1);
+	e->intr_ok = false;
+}
+
 /* Register one entry's interrupt with the calling thread's epoll. */
 static void
 napi_entry_attach(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
@@ -251,10 +263,7 @@ napi_entry_attach(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 		return;
 	ret = ctx->ops->intr_register(ctx->arg, e->conf.port, e->conf.queue, e);
 	if (ret < 0) {
-		NAPI_LOG(WARNING, "port %u queue %u: rx interrupt registration failed (%d): polling only",
-			 e->conf.port, e->conf.queue, ret);
-		NAPI_ADD(e->st.arm_errors, 1);
-		e->intr_ok = false;
+		napi_intr_failed(e, "registration", ret);
 		return;
 	}
 	e->registered = true;
@@ -430,10 +439,7 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 		return;
 	}
 	if (ret < 0) {
-		NAPI_LOG(WARNING, "port %u queue %u: rx interrupt enable failed (%d): polling only",
-			 e->conf.port, e->conf.queue, ret);
-		NAPI_ADD(e->st.arm_errors, 1);
-		e->intr_ok = false;
+		napi_intr_failed(e, "enable", ret);
 		return;
 	}
 	if (!e->armed) {

@@ -214,9 +214,19 @@ virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *const *cook
 bool
 virtq_kick_prepare(struct virtq *vq)
 {
-	if (vq->broken)
+	uint16_t old = vq->kick_idx;
+	bool need;
+
+	/* Nothing added since the last kick: nothing to publish or notify. */
+	if (vq->broken || vq->avail_idx == old)
 		return false;
-	return VQ_OPS(vq)->kick_prepare(vq);
+	vq->kick_idx = vq->avail_idx;
+	need = VQ_OPS(vq)->kick_prepare(vq, old);
+	if (need)
+		vq->stats.kicks++;
+	else
+		vq->stats.kicks_suppressed++;
+	return need;
 }
 
 uint16_t

@@ -431,15 +431,11 @@ virtq_event_pos_packed(const struct virtq *vq, uint16_t off_wrap, uint16_t new_i
 }
 
 bool
-virtq_kick_prepare_packed(struct virtq *vq)
+virtq_kick_prepare_packed(struct virtq *vq, uint16_t old)
 {
-	uint16_t old = vq->kick_idx;
 	uint16_t new_idx = vq->avail_idx;
 	uint16_t flags;
 	bool need;
-
-	if (new_idx == old)
-		return false;
 
 	/* The held-back head, if any: its release store publishes every chain
 	 * added after it (see virtq_store_head_flags_packed()).
@@ -448,7 +444,6 @@ virtq_kick_prepare_packed(struct virtq *vq)
 		virtq_store_head_flags_packed(vq, vq->avail_published, vq->packed.head_flags);
 		vq->avail_published = new_idx;
 	}
-	vq->kick_idx = new_idx;
 
 	/*
 	 * Full barrier: our store of the head flags before our load of the
@@ -485,10 +480,6 @@ virtq_kick_prepare_packed(struct virtq *vq)
 		 */
 		need = true;
 	}
-	if (need)
-		vq->stats.kicks++;
-	else
-		vq->stats.kicks_suppressed++;
 	return need;
 }
 
@@ -546,6 +537,27 @@ virtq_check_len_packed(struct virtq *vq, const struct virtq_head *h, uint32_t *l
 }
 
 /*
+ * The checks of a used chain once its head @p h is known, both orders:
+ * @p outstanding, its buffer is in flight and published; @p fits, the chain
+ * ends within the published descriptors; its len (@p lenp) within what it
+ * may write. 0, or -1 (queue marked broken).
+ */
+static inline int
+virtq_check_head_packed(struct virtq *vq, const struct virtq_head *h, bool outstanding,
+			bool fits, uint32_t *lenp)
+{
+	if (!outstanding) {
+		virtq_bad_used(vq, "used id is not an outstanding buffer");
+		return -1;
+	}
+	if (!fits) {
+		virtq_bad_used(vq, "used chain runs past the published descriptors");
+		return -1;
+	}
+	return virtq_check_len_packed(vq, h, lenp);
+}
+
+/*
  * Validate the used descriptor at position @p pos (wrap @p w), with @p
  * inflight published slots not yet used from @p pos on.
  * @return 1 and its id and len; 0 not used yet; -1 bad (queue marked broken).
@@ -565,17 +577,11 @@ virtq_check_used_packed(struct virtq *vq, uint16_t pos, bool w, uint16_t infligh
 	/* In flight and published: its position is before avail_published
 	 * (all positions in flight are within num of avail_idx, modulo 2^16).
 	 */
-	if (h->cookie == NULL ||
-	    (uint16_t)(vq->avail_idx - vq->next[id]) <=
-	    (uint16_t)(vq->avail_idx - vq->avail_published)) {
-		virtq_bad_used(vq, "used id is not an outstanding buffer");
-		return -1;
-	}
-	if (h->ndescs > inflight) {
-		virtq_bad_used(vq, "used chain runs past the published descriptors");
-		return -1;
-	}
-	if (virtq_check_len_packed(vq, h, &len) != 0)
+	if (virtq_check_head_packed(vq, h,
+				    h->cookie != NULL &&
+				    (uint16_t)(vq->avail_idx - vq->next[id]) >
+				    (uint16_t)(vq->avail_idx - vq->avail_published),
+				    h->ndescs <= inflight, &len) != 0)
 		return -1;
 	*idp = id;
 	*lenp = len;
@@ -665,15 +671,8 @@ virtq_check_used_packed_io(struct virtq *vq, uint16_t pos, bool w, uint16_t infl
 	 */
 	h = &vq->heads[id];
 	dist = (uint16_t)((id - pos) & vq->mask);
-	if (h->cookie == NULL || dist >= inflight) {
-		virtq_bad_used(vq, "used id is not an outstanding buffer");
-		return -1;
-	}
-	if ((uint32_t)dist + h->ndescs > inflight) {
-		virtq_bad_used(vq, "used chain runs past the published descriptors");
-		return -1;
-	}
-	if (virtq_check_len_packed(vq, h, &len) != 0)
+	if (virtq_check_head_packed(vq, h, h->cookie != NULL && dist < inflight,
+				    (uint32_t)dist + h->ndescs <= inflight, &len) != 0)
 		return -1;
 	*endp = (uint16_t)(pos + dist + h->ndescs);
 	*lenp = len;
@@ -758,29 +757,23 @@ virtq_used_count_packed_io(struct virtq *vq)
 static bool
 virtq_set_event_flags_packed(struct virtq *vq, uint16_t flags)
 {
-	if (vq->packed.event_flags == flags)
-		return false;
-	vq->packed.event_flags = flags;
 	/* Release: our store of off_wrap before flags; pairs with the acquire
 	 * fence in lib/vhost vhost_vring_call_packed between its load of
 	 * flags (DESC) and its load of off_wrap.
 	 */
-	__atomic_store_n(&vq->packed.driver->flags, flags, __ATOMIC_RELEASE);
-	return true;
+	return virtq_store_shadowed(&vq->packed.event_flags, &vq->packed.driver->flags, flags,
+				    __ATOMIC_RELEASE);
 }
 
 /* Write driver event off_wrap if it changes; true if shared memory was written. */
 static bool
 virtq_set_event_off_wrap_packed(struct virtq *vq, uint16_t off_wrap)
 {
-	if (vq->packed.event_off_wrap == off_wrap)
-		return false;
-	vq->packed.event_off_wrap = off_wrap;
 	/* Ordered before a later flags store by its release, and against our
 	 * later load of the used flags by the fence in virtq_poll_packed().
 	 */
-	__atomic_store_n(&vq->packed.driver->off_wrap, off_wrap, __ATOMIC_RELAXED);
-	return true;
+	return virtq_store_shadowed(&vq->packed.event_off_wrap, &vq->packed.driver->off_wrap,
+				    off_wrap, __ATOMIC_RELAXED);
 }
 
 /*

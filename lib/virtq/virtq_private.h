@@ -59,7 +59,11 @@ struct virtq_ops {
 	/** n single-descriptor chains, device-writable if @p in; n <= num_free. */
 	uint16_t (*add_bufs)(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
 			     uint16_t n, bool in);
-	bool (*kick_prepare)(struct virtq *vq);
+	/** Publish up to avail_idx and decide whether to notify; called only
+	 * when something was added since the last kick at @p old (kick_idx is
+	 * already avail_idx; virtq_kick_prepare() counts the outcome).
+	 */
+	bool (*kick_prepare)(struct virtq *vq, uint16_t old);
 	uint16_t (*get_used)(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max);
 	uint16_t (*used_count)(struct virtq *vq);
 	uint32_t (*enable_intr_prepare)(struct virtq *vq);
@@ -86,7 +90,7 @@ struct virtq_ops {
 			     uint16_t in, void *cookie); \
 	uint16_t virtq_add_bufs_##sfx(struct virtq *vq, const struct virtq_sg *sg, \
 				      void *const *cookies, uint16_t n, bool in); \
-	bool virtq_kick_prepare_##sfx(struct virtq *vq); \
+	bool virtq_kick_prepare_##sfx(struct virtq *vq, uint16_t old); \
 	uint16_t virtq_get_used_##sfx(struct virtq *vq, void **cookies, uint32_t *lens, \
 				      uint16_t max); \
 	uint16_t virtq_used_count_##sfx(struct virtq *vq); \
@@ -306,6 +310,22 @@ static inline void *
 virtq_indirect_table(const struct virtq *vq, uint16_t id)
 {
 	return (uint8_t *)vq->indirect + (size_t)id * vq->params.indirect_max * VIRTQ_DESC_SIZE;
+}
+
+/**
+ * @internal
+ * Store @p v in the driver-written ring word @p shared, with memory order
+ * @p order (a constant), and in our shadow @p shadow, if it changes.
+ * @return true if shared memory was written.
+ */
+static inline bool
+virtq_store_shadowed(uint16_t *shadow, uint16_t *shared, uint16_t v, int order)
+{
+	if (*shadow == v)
+		return false;
+	*shadow = v;
+	__atomic_store_n(shared, v, order);
+	return true;
 }
 
 /**

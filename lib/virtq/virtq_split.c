@@ -339,18 +339,13 @@ virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const
 }
 
 bool
-virtq_kick_prepare_split(struct virtq *vq)
+virtq_kick_prepare_split(struct virtq *vq, uint16_t old)
 {
-	uint16_t old = vq->kick_idx;
 	uint16_t new_idx = vq->avail_idx;
 	bool need;
 
-	if (new_idx == old)
-		return false;
-
 	if (vq->avail_published != new_idx)
 		virtq_publish_split(vq, new_idx);
-	vq->kick_idx = new_idx;
 
 	/* Full barrier: our store of avail idx before our load of used flags /
 	 * avail_event; pairs with the device's store of flags / avail_event
@@ -372,58 +367,60 @@ virtq_kick_prepare_split(struct virtq *vq)
 
 		need = !(flags & VIRTQ_USED_F_NO_NOTIFY);
 	}
-	if (need)
-		vq->stats.kicks++;
-	else
-		vq->stats.kicks_suppressed++;
 	return need;
 }
 
-/* Write used_event if it changes; true if shared memory was written. */
+/*
+ * Write used_event / avail flags if they change; true if shared memory was
+ * written. Relaxed: ordered against our later load of used idx by the fence
+ * in virtq_poll_split() when it matters (arming).
+ */
 static bool
 virtq_set_used_event_split(struct virtq *vq, uint16_t v)
 {
-	if (vq->used_event == v)
-		return false;
-	vq->used_event = v;
-	/* Ordered against our later load of used idx by the fence in
-	 * virtq_poll_split() when it matters (arming).
-	 */
-	__atomic_store_n(vq->split.used_event, v, __ATOMIC_RELAXED);
-	return true;
+	return virtq_store_shadowed(&vq->used_event, vq->split.used_event, v, __ATOMIC_RELAXED);
 }
 
-/* Write avail flags if they change; true if shared memory was written. */
 static bool
 virtq_set_avail_flags_split(struct virtq *vq, uint16_t flags)
 {
-	if (vq->avail_flags == flags)
-		return false;
-	vq->avail_flags = flags;
-	__atomic_store_n(&vq->split.avail->flags, flags, __ATOMIC_RELAXED);
-	return true;
+	return virtq_store_shadowed(&vq->avail_flags, &vq->split.avail->flags, flags,
+				    __ATOMIC_RELAXED);
+}
+
+/*
+ * Used entries the device added since last_used, at most @p bound; -1 if
+ * more (the queue is then marked broken with @p reason). Acquire: our
+ * load of used idx before our loads of the used entries (or, for a count,
+ * before a later virtq_get_used()); pairs with the device's store-release
+ * of used idx after writing the entries (lib/vhost
+ * flush_shadow_used_ring_split). One load per call.
+ */
+static inline int
+virtq_used_pending_split(struct virtq *vq, uint16_t bound, const char *reason)
+{
+	uint16_t pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
+				      vq->last_used); /* modulo 2^16 */
+
+	if (pending > bound) {
+		virtq_bad_used(vq, reason);
+		return -1;
+	}
+	return pending;
 }
 
 uint16_t
 virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
 	uint16_t num = vq->params.num;
-	uint16_t used_idx;
 	uint16_t pending;
 	uint16_t n;
+	int used = virtq_used_pending_split(vq, num,
+					    "used idx moved more than num past the last used");
 
-	/* Acquire: our load of used idx before our loads of the used entries;
-	 * pairs with the device's store-release of used idx after writing the
-	 * entries (lib/vhost flush_shadow_used_ring_split). One load per call.
-	 */
-	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE);
-	pending = (uint16_t)(used_idx - vq->last_used); /* modulo 2^16 */
-	if (pending > num) {
-		virtq_bad_used(vq, "used idx moved more than num past the last used");
+	if (used < 0)
 		return 0;
-	}
-	if (pending > max)
-		pending = max;
+	pending = RTE_MIN((uint16_t)used, max);
 
 	for (n = 0; n < pending; n++) {
 		const struct virtq_used_elem *e = &vq->split.used->ring[vq->last_used & vq->mask];
@@ -484,20 +481,15 @@ virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16
 	uint16_t last = vq->last_used;
 	uint16_t head = vq->split.ord_head;
 	uint16_t freed = 0;
-	uint16_t used_idx;
 	uint16_t pending;
 	uint16_t n;
+	/* At most the entries in flight: published, not yet used. */
+	int used = virtq_used_pending_split(vq, (uint16_t)(vq->avail_published - last),
+					    "used idx moved past the published buffers");
 
-	/* Acquire: as in virtq_get_used_split(). */
-	used_idx = __atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE);
-	pending = (uint16_t)(used_idx - last);
-	/* In flight: published entries not yet used. */
-	if (pending > (uint16_t)(vq->avail_published - last)) {
-		virtq_bad_used(vq, "used idx moved past the published buffers");
+	if (used < 0)
 		return 0;
-	}
-	if (pending > max)
-		pending = max;
+	pending = RTE_MIN((uint16_t)used, max);
 
 	for (n = 0; n < pending; n++) {
 		struct virtq_head *h = &heads[head];
@@ -535,31 +527,19 @@ virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16
 uint16_t
 virtq_used_count_split_io(struct virtq *vq)
 {
-	uint16_t pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
-				      vq->last_used);
+	int used = virtq_used_pending_split(vq, (uint16_t)(vq->avail_published - vq->last_used),
+					    "used idx moved past the published buffers");
 
-	if (pending > (uint16_t)(vq->avail_published - vq->last_used)) {
-		virtq_bad_used(vq, "used idx moved past the published buffers");
-		return 0;
-	}
-	return pending;
+	return used < 0 ? 0 : (uint16_t)used;
 }
 
 uint16_t
 virtq_used_count_split(struct virtq *vq)
 {
-	uint16_t pending;
+	int used = virtq_used_pending_split(vq, vq->params.num,
+					    "used idx moved more than num past the last used");
 
-	/* Acquire: pairs with the device's store-release of used idx, so a
-	 * count seen here is backed by visible entries for virtq_get_used().
-	 */
-	pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
-			     vq->last_used);
-	if (pending > vq->params.num) {
-		virtq_bad_used(vq, "used idx moved more than num past the last used");
-		return 0;
-	}
-	return pending;
+	return used < 0 ? 0 : (uint16_t)used;
 }
 
 uint32_t

@@ -27,7 +27,6 @@ import time
 
 from vnapitools import harness as h
 
-LSC_RE = r'Port 0: link state change event'
 VIOLATION_RE = r'wrote \d+ bytes outside any request'
 REPLY = 0x1 | 0x4
 FEATURES = (1 << 32) | (1 << 30)  # VERSION_1, PROTOCOL_FEATURES
@@ -138,43 +137,41 @@ class MiniBackend:
         self.lsock.close()
 
 
+def run():
+    with h.Session('cv') as s:
+        sock = s.workdir.socket()
+        be = MiniBackend(sock)
+        fe = s.add(h.start_frontend('vnapi', sock, app_extra=['--print-event', 'intr_lsc']))
+        be.wait('rings handed over', lambda: be.started >= 1, 30.0)
+        h.poll_until(fe.link_up, 20.0, what='front-end link up')
+        for n in (1, 2, 3):
+            mark = fe.mark()
+            be.inject(with_fd=(n == 3))
+            be.wait('connection %d dropped by vnapi' % n, lambda: be.eofs >= n, 10.0)
+            check(True, 'message %d: vnapi dropped the connection' % n)
+            be.wait('reconnection %d' % n, lambda: be.started >= n + 1, 10.0)
+            check(True, 'message %d: vnapi reconnected and handed the rings over again' % n)
+            h.poll_until(fe.link_up, 10.0, what='front-end link up')
+            h.poll_until(lambda: len(fe.find_all(h.LSC_RE, since=mark)) >= 2, 10.0,
+                         what='LSC down and up')
+            c0, m0 = h.proc_cpu_s(fe.pid), time.monotonic()
+            time.sleep(1.0)  # an idle window: nothing may spin
+            c1, m1 = h.proc_cpu_s(fe.pid), time.monotonic()
+            pct = 100.0 * (c1 - c0) / (m1 - m0)
+            check(pct < 10.0, 'message %d: testpmd CPU %.1f %% < 10 %% afterwards' % (n, pct))
+            xs = fe.port_xstats()
+            check(xs.get('ctrl_protocol_violations') == n and xs.get('reconnects') == n,
+                  'ctrl_protocol_violations = reconnects = %d (%s, %s)'
+                  % (n, xs.get('ctrl_protocol_violations'), xs.get('reconnects')))
+        lines = fe.find_all(VIOLATION_RE)
+        check(len(lines) == 1, 'the violation was logged once (%d lines)' % len(lines))
+        check(be.connections == 4, '4 connections in all (%d)' % be.connections)
+        fe.stop()
+        be.close()
+
+
 def main():
-    try:
-        with h.Session('cv') as s:
-            sock = s.workdir.socket()
-            be = MiniBackend(sock)
-            fe = s.add(h.start_frontend('vnapi', sock, app_extra=['--print-event', 'intr_lsc']))
-            be.wait('rings handed over', lambda: be.started >= 1, 30.0)
-            h.poll_until(fe.link_up, 20.0, what='front-end link up')
-            for n in (1, 2, 3):
-                mark = fe.mark()
-                be.inject(with_fd=(n == 3))
-                be.wait('connection %d dropped by vnapi' % n, lambda: be.eofs >= n, 10.0)
-                check(True, 'message %d: vnapi dropped the connection' % n)
-                be.wait('reconnection %d' % n, lambda: be.started >= n + 1, 10.0)
-                check(True, 'message %d: vnapi reconnected and handed the rings over again' % n)
-                h.poll_until(fe.link_up, 10.0, what='front-end link up')
-                h.poll_until(lambda: len(fe.find_all(LSC_RE, since=mark)) >= 2, 10.0,
-                             what='LSC down and up')
-                c0, m0 = h.proc_cpu_s(fe.pid), time.monotonic()
-                time.sleep(1.0)  # an idle window: nothing may spin
-                c1, m1 = h.proc_cpu_s(fe.pid), time.monotonic()
-                pct = 100.0 * (c1 - c0) / (m1 - m0)
-                check(pct < 10.0, 'message %d: testpmd CPU %.1f %% < 10 %% afterwards' % (n, pct))
-                xs = fe.port_xstats()
-                check(xs.get('ctrl_protocol_violations') == n and xs.get('reconnects') == n,
-                      'ctrl_protocol_violations = reconnects = %d (%s, %s)'
-                      % (n, xs.get('ctrl_protocol_violations'), xs.get('reconnects')))
-            lines = fe.find_all(VIOLATION_RE)
-            check(len(lines) == 1, 'the violation was logged once (%d lines)' % len(lines))
-            check(be.connections == 4, '4 connections in all (%d)' % be.connections)
-            fe.stop()
-            be.close()
-    except (Failure, h.HarnessError) as e:
-        print('FAIL: %s' % e, flush=True)
-        return 1
-    print('PASS', flush=True)
-    return 0
+    return h.run_checks(run)
 
 
 if __name__ == '__main__':

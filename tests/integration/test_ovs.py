@@ -38,7 +38,6 @@ SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema'
 TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '2'))
 OVS_SOCKET_MEM_MB = 256
 PROC_DEADLINE = 300.0
-LSC_RE = r'Port 0: link state change event'
 
 
 Failure = h.CheckFailed
@@ -261,7 +260,7 @@ def run(porttype):
         ovs.vswitchd.kill()
         check(ovs.vswitchd.wait_exit(10.0) is not None, 'ovs-vswitchd killed')
         for p, m in zip((a, b), marks):
-            p.wait_for(LSC_RE, 20.0, since=m, what='%s LSC (link down)' % p.name)
+            p.wait_for(h.LSC_RE, 20.0, since=m, what='%s LSC (link down)' % p.name)
         check(not a.link_up() and not b.link_up(), 'both vnapi ports report link down')
         rx_down = b.port_stats()['RX-packets']
         marks = [p.mark() for p in (a, b)]
@@ -275,7 +274,7 @@ def run(porttype):
         ovs.start_vswitchd()
         try:
             for p, m in zip((a, b), marks):
-                p.wait_for(LSC_RE, 60.0, since=m, what='%s LSC (link up)' % p.name)
+                p.wait_for(h.LSC_RE, 60.0, since=m, what='%s LSC (link up)' % p.name)
                 h.poll_until(p.link_up, 30.0, what='%s link up again' % p.name)
         except h.Timeout:
             print('  restarted ovs-vswitchd, last lines:\n%s' % ovs.vswitchd.tail(40))
@@ -307,14 +306,7 @@ def main():
     if len(sys.argv) != 2 or sys.argv[1] not in ('dpdkvhostuser', 'dpdkvhostuserclient'):
         print(__doc__)
         return 2
-    try:
-        rc = run(sys.argv[1])
-    except (Failure, h.HarnessError, subprocess.SubprocessError) as e:
-        print('FAIL: %s' % e, flush=True)
-        return 1
-    if rc == 0:
-        print('PASS', flush=True)
-    return rc
+    return h.run_checks(run, sys.argv[1], errors=(subprocess.SubprocessError,))
 
 
 if __name__ == '__main__':

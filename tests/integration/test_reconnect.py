@@ -36,7 +36,6 @@ from vnapitools import harness as h
 TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '1'))
 DRAIN_S = 30.0
 PROC_DEADLINE = 300.0
-LSC_RE = r'Port 0: link state change event'
 
 
 Failure = h.CheckFailed
@@ -147,7 +146,7 @@ def run(mode, frontend, cycles):
             mark = fe.mark()
             backend.kill()                       # SIGKILL by PID, mid-traffic
             check(backend.wait_exit(10.0) is not None, 'back end killed')
-            fe.wait_for(LSC_RE, 20.0, since=mark, what='LSC event (link down)')
+            fe.wait_for(h.LSC_RE, 20.0, since=mark, what='LSC event (link down)')
             h.poll_until(lambda: not fe.link_up(), 10.0, what='front-end link down')
             if is_vnapi and c % 2:
                 # Still transmitting into a link that is down: refused and counted.
@@ -172,10 +171,10 @@ def run(mode, frontend, cycles):
             t_new = time.monotonic()
             backend = start_backend(s, mode, sock)
             t_ready = time.monotonic()
-            fe.wait_for(LSC_RE, 30.0, since=mark_up, what='LSC event (link up)')
-            t_up = fe.find_all(LSC_RE, since=mark_up)[0][0].t
+            fe.wait_for(h.LSC_RE, 30.0, since=mark_up, what='LSC event (link up)')
+            t_up = fe.find_all(h.LSC_RE, since=mark_up)[0][0].t
             h.poll_until(fe.link_up, 10.0, what='front-end link up')
-            lsc = len(fe.find_all(LSC_RE, since=mark))
+            lsc = len(fe.find_all(h.LSC_RE, since=mark))
             check(lsc == 2 if is_vnapi else lsc >= 2,
                   '%d LSC events for the outage (down, up)' % lsc)
             for ln, _ in fe.find_all(r'vnapi: ', since=mark):
@@ -328,33 +327,15 @@ def run_promisc(frontend):
 
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == 'promisc':
-        try:
-            run_promisc(sys.argv[2])
-        except (Failure, h.HarnessError) as e:
-            print('FAIL: %s' % e, flush=True)
-            return 1
-        print('PASS', flush=True)
-        return 0
-    if len(sys.argv) >= 3 and sys.argv[1] in ('intr', 'intr_l3fwd'):
-        try:
-            run_intr(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5,
-                     'vnapi-fwd' if sys.argv[1] == 'intr' else 'l3fwd-power')
-        except (Failure, h.HarnessError) as e:
-            print('FAIL: %s' % e, flush=True)
-            return 1
-        print('PASS', flush=True)
-        return 0
-    if len(sys.argv) < 3 or sys.argv[1] not in ('client', 'server'):
+        return h.run_checks(run_promisc, sys.argv[2])
+    if len(sys.argv) < 3 or sys.argv[1] not in ('client', 'server', 'intr', 'intr_l3fwd'):
         print(__doc__)
         return 2
     cycles = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    try:
-        run(sys.argv[1], sys.argv[2], cycles)
-    except (Failure, h.HarnessError) as e:
-        print('FAIL: %s' % e, flush=True)
-        return 1
-    print('PASS', flush=True)
-    return 0
+    if sys.argv[1] in ('intr', 'intr_l3fwd'):
+        return h.run_checks(run_intr, sys.argv[2], cycles,
+                            'vnapi-fwd' if sys.argv[1] == 'intr' else 'l3fwd-power')
+    return h.run_checks(run, sys.argv[1], sys.argv[2], cycles)
 
 
 if __name__ == '__main__':

@@ -1216,15 +1216,22 @@ opt_sizes(const char *arg, void *dst)
 	return o->nb_sizes != 0 ? 0 : -1;
 }
 
+/* A repeatable option: @p arg appended to @p list (@p max entries). */
+static int
+opt_append(const char **list, unsigned int *nb, unsigned int max, const char *arg)
+{
+	if (*nb == max)
+		return -1;
+	list[(*nb)++] = arg;
+	return 0;
+}
+
 static int
 opt_bad(const char *arg, void *dst)
 {
 	struct pair_opts *o = dst;
 
-	if (o->nb_bad == PAIR_MAX_BAD)
-		return -1;
-	o->bad[o->nb_bad++] = arg;
-	return 0;
+	return opt_append(o->bad, &o->nb_bad, PAIR_MAX_BAD, arg);
 }
 
 static int
@@ -1232,10 +1239,7 @@ opt_eal(const char *arg, void *dst)
 {
 	struct pair_opts *o = dst;
 
-	if (o->nb_eal_extra == PAIR_MAX_EAL_EXTRA)
-		return -1;
-	o->eal_extra[o->nb_eal_extra++] = arg;
-	return 0;
+	return opt_append(o->eal_extra, &o->nb_eal_extra, PAIR_MAX_EAL_EXTRA, arg);
 }
 
 static int

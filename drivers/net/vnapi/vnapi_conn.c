@@ -32,6 +32,7 @@
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
+#include "vnapi_time.h"
 #include "vnapi_transport.h"
 
 /** First reconnection delay (client); doubles up to reconnect_ms. */
@@ -44,15 +45,6 @@
 static void vnapi_conn_sock_cb(void *arg);
 static void vnapi_conn_listen_cb(void *arg);
 static void vnapi_conn_alarm_cb(void *arg);
-
-static uint64_t
-vnapi_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 vnapi_short_sleep(void)

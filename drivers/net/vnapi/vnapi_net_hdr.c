@@ -107,28 +107,33 @@ vnapi_net_ol_rx(uint64_t features)
 			    VIRTIO_NET_F_GUEST_TSO6, VIRTIO_NET_F_GUEST_ECN);
 }
 
-uint64_t
-vnapi_net_tx_capa(uint32_t ol)
+/* The ethdev capabilities of one direction's offloads @p ol: @p csum for
+ * VNAPI_OL_CSUM, @p seg (TSO or LRO) for either TSO bit.
+ */
+static inline uint64_t
+vnapi_net_capa(uint32_t ol, uint64_t csum, uint64_t seg)
 {
 	uint64_t capa = 0;
 
 	if (ol & VNAPI_OL_CSUM)
-		capa |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+		capa |= csum;
 	if (ol & (VNAPI_OL_TSO4 | VNAPI_OL_TSO6))
-		capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
+		capa |= seg;
 	return capa;
+}
+
+uint64_t
+vnapi_net_tx_capa(uint32_t ol)
+{
+	return vnapi_net_capa(ol, RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM,
+			      RTE_ETH_TX_OFFLOAD_TCP_TSO);
 }
 
 uint64_t
 vnapi_net_rx_capa(uint32_t ol)
 {
-	uint64_t capa = 0;
-
-	if (ol & VNAPI_OL_CSUM)
-		capa |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
-	if (ol & (VNAPI_OL_TSO4 | VNAPI_OL_TSO6))
-		capa |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
-	return capa;
+	return vnapi_net_capa(ol, RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM,
+			      RTE_ETH_RX_OFFLOAD_TCP_LRO);
 }
 
 /*

@@ -207,33 +207,32 @@ vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
 	return true;
 }
 
-/* One buffer per packet (mrg_rxbuf off). */
-uint16_t
-vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+/* A complete packet: its offload fields (if negotiated), then into the burst. */
+static __rte_always_inline void
+vnapi_rx_deliver(struct vnapi_rxq *rxq, struct rte_mbuf *m, struct rte_mbuf **rx_pkts,
+		 uint16_t *nb_rx, uint64_t *bytes)
 {
-	struct vnapi_rxq *rxq = rx_queue;
-	void *cookies[VNAPI_BURST_MAX];
-	uint32_t lens[VNAPI_BURST_MAX];
-	uint16_t n, i, nb_rx = 0;
-	uint64_t bytes = 0;
+	if (rxq->ol != 0)
+		vnapi_rx_offload(rxq, m);
+	*bytes += m->pkt_len;
+	rx_pkts[(*nb_rx)++] = m;
+}
 
-	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
-		return 0; /* no back end serves the ring */
+/* One buffer per packet (mrg_rxbuf off): the @p n used buffers to packets. */
+static __rte_always_inline uint16_t
+vnapi_rx_single(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16_t n,
+		struct rte_mbuf **rx_pkts, uint64_t *bytes)
+{
+	uint16_t i, nb_rx = 0;
 
-	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
 
 		if (unlikely(vnapi_rx_short(rxq, m, lens[i])))
 			continue;
 		vnapi_rx_init_mbuf(m, rxq->port_id, lens[i] - rxq->hdr_size);
-		if (rxq->ol != 0)
-			vnapi_rx_offload(rxq, m);
-		bytes += m->pkt_len;
-		rx_pkts[nb_rx++] = m;
+		vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 	}
-	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
-	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
 }
 
@@ -242,19 +241,12 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
  * packet spans; the others carry data only. A packet may span bursts: the
  * chain under construction stays in the queue.
  */
-uint16_t
-vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+static __rte_always_inline uint16_t
+vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16_t n,
+	     struct rte_mbuf **rx_pkts, uint64_t *bytes)
 {
-	struct vnapi_rxq *rxq = rx_queue;
-	void *cookies[VNAPI_BURST_MAX];
-	uint32_t lens[VNAPI_BURST_MAX];
-	uint16_t n, i, nb_rx = 0;
-	uint64_t bytes = 0;
+	uint16_t i, nb_rx = 0;
 
-	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
-		return 0; /* no back end serves the ring */
-
-	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
 	/* The headers the device wrote: one cache line each, fetch them ahead. */
 	for (i = 0; i < n; i++)
 		rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
@@ -287,10 +279,7 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 			}
 			vnapi_rx_init_mbuf(m, rxq->port_id, len - rxq->hdr_size);
 			if (nbufs == 1) {
-				if (rxq->ol != 0)
-					vnapi_rx_offload(rxq, m);
-				bytes += m->pkt_len;
-				rx_pkts[nb_rx++] = m;
+				vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 				continue;
 			}
 			rxq->mrg_head = m;
@@ -307,17 +296,47 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		rxq->mrg_head->nb_segs++;
 		rxq->mrg_head->pkt_len += len;
 		if (--rxq->mrg_left == 0) {
-			if (rxq->ol != 0)
-				vnapi_rx_offload(rxq, rxq->mrg_head);
-			bytes += rxq->mrg_head->pkt_len;
-			rx_pkts[nb_rx++] = rxq->mrg_head;
+			vnapi_rx_deliver(rxq, rxq->mrg_head, rx_pkts, &nb_rx, bytes);
 			rxq->mrg_head = NULL;
 			rxq->mrg_tail = NULL;
 		}
 	}
+	return nb_rx;
+}
+
+/* The rx burst of both buffer layouts (@p mrg a constant: one copy each). */
+static __rte_always_inline uint16_t
+vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bool mrg)
+{
+	struct vnapi_rxq *rxq = rx_queue;
+	void *cookies[VNAPI_BURST_MAX];
+	uint32_t lens[VNAPI_BURST_MAX];
+	uint16_t n, nb_rx;
+	uint64_t bytes = 0;
+
+	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
+		return 0; /* no back end serves the ring */
+
+	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	if (mrg)
+		nb_rx = vnapi_rx_mrg(rxq, cookies, lens, n, rx_pkts, &bytes);
+	else
+		nb_rx = vnapi_rx_single(rxq, cookies, lens, n, rx_pkts, &bytes);
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
 	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
+}
+
+uint16_t
+vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false);
+}
+
+uint16_t
+vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true);
 }
 
 /* A chain's cookie: the mbuf, or a header slot tagged with this bit. */

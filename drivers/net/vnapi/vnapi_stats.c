@@ -14,6 +14,28 @@
 #include "vnapi_dev.h"
 #include "vnapi_stats.h"
 
+/*
+ * Queue @p q's counters into one direction of struct rte_eth_stats: added
+ * to the port totals, and copied to the per-queue slots of the first
+ * RTE_ETHDEV_QUEUE_STAT_CNTRS queues (@p q_packets NULL: no per-queue
+ * slots; @p q_errors NULL: there are none, tx).
+ */
+static void
+vnapi_stats_add(const struct vnapi_queue_stats *qs, uint16_t q, uint64_t *packets,
+		uint64_t *bytes, uint64_t *errors, uint64_t *q_packets, uint64_t *q_bytes,
+		uint64_t *q_errors)
+{
+	*packets += qs->packets;
+	*bytes += qs->bytes;
+	*errors += qs->errors;
+	if (q_packets == NULL || q >= RTE_ETHDEV_QUEUE_STAT_CNTRS)
+		return;
+	q_packets[q] = qs->packets;
+	q_bytes[q] = qs->bytes;
+	if (q_errors != NULL)
+		q_errors[q] = qs->errors;
+}
+
 int
 vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st, vnapi_eth_qstats *qs)
 {
@@ -22,29 +44,19 @@ vnapi_dev_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st, vnapi_eth
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];
 
-		if (rxq == NULL)
-			continue;
-		st->ipackets += rxq->stats.packets;
-		st->ibytes += rxq->stats.bytes;
-		st->ierrors += rxq->stats.errors;
-		if (qs != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			qs->q_ipackets[q] = rxq->stats.packets;
-			qs->q_ibytes[q] = rxq->stats.bytes;
-			qs->q_errors[q] = rxq->stats.errors;
-		}
+		if (rxq != NULL)
+			vnapi_stats_add(&rxq->stats, q, &st->ipackets, &st->ibytes, &st->ierrors,
+					qs != NULL ? qs->q_ipackets : NULL,
+					qs != NULL ? qs->q_ibytes : NULL,
+					qs != NULL ? qs->q_errors : NULL);
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct vnapi_txq *txq = dev->data->tx_queues[q];
 
-		if (txq == NULL)
-			continue;
-		st->opackets += txq->stats.packets;
-		st->obytes += txq->stats.bytes;
-		st->oerrors += txq->stats.errors;
-		if (qs != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			qs->q_opackets[q] = txq->stats.packets;
-			qs->q_obytes[q] = txq->stats.bytes;
-		}
+		if (txq != NULL)
+			vnapi_stats_add(&txq->stats, q, &st->opackets, &st->obytes, &st->oerrors,
+					qs != NULL ? qs->q_opackets : NULL,
+					qs != NULL ? qs->q_obytes : NULL, NULL);
 	}
 	st->rx_nombuf = dev->data->rx_mbuf_alloc_failed;
 	return 0;

@@ -24,6 +24,7 @@
 
 #include "vnapi_compat.h"
 #include "vnapi_logs.h"
+#include "vnapi_time.h"
 #include "vnapi_vhost_user.h"
 
 /* Header flags. */
@@ -208,15 +209,6 @@ vnapi_vhost_user_check_reply(uint32_t request, const void *buf, size_t len,
 	return 0;
 }
 
-static uint64_t
-vnapi_vhost_user_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void
 vnapi_vhost_user_sleep_ms(uint64_t ms)
 {
@@ -235,7 +227,7 @@ vnapi_vhost_user_wait(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = events };
-		uint64_t now = vnapi_vhost_user_now_ms();
+		uint64_t now = vnapi_now_ms();
 		int n;
 
 		if (now >= deadline)
@@ -249,6 +241,32 @@ vnapi_vhost_user_wait(int fd, short events, uint64_t deadline)
 		/* Ready, or HUP/ERR: the next send/recv reports which. */
 		if (n > 0)
 			return 0;
+	}
+}
+
+/*
+ * One non-blocking sendmsg (@p out) or recvmsg on @p sock, again after an
+ * interruption or once the socket is ready, until @p deadline: the byte
+ * count, or a negative errno.
+ */
+static ssize_t
+vnapi_vhost_user_msg_io(int sock, struct msghdr *mh, bool out, uint64_t deadline)
+{
+	for (;;) {
+		ssize_t n;
+		int ret;
+
+		n = out ? sendmsg(sock, mh, MSG_NOSIGNAL | MSG_DONTWAIT) :
+			  recvmsg(sock, mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		ret = vnapi_vhost_user_wait(sock, out ? POLLOUT : POLLIN, deadline);
+		if (ret < 0)
+			return ret;
 	}
 }
 
@@ -267,7 +285,6 @@ vnapi_vhost_user_send(int sock, const struct vnapi_vhost_user_msg *msg,
 	const uint8_t *p = (const uint8_t *)msg;
 	size_t left = VNAPI_VU_HDR_SIZE + msg->hdr.size;
 	bool fds_pending = nfds > 0;
-	int ret;
 
 	if (nfds > VHOST_USER_MAX_FDS)
 		return -E2BIG;
@@ -289,18 +306,9 @@ vnapi_vhost_user_send(int sock, const struct vnapi_vhost_user_msg *msg,
 			cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
 			memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nfds);
 		}
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				ret = vnapi_vhost_user_wait(sock, POLLOUT, deadline);
-				if (ret < 0)
-					return ret;
-				continue;
-			}
-			return -errno;
-		}
+		n = vnapi_vhost_user_msg_io(sock, &mh, true, deadline);
+		if (n < 0)
+			return (int)n;
 		fds_pending = false;
 		p += n;
 		left -= (size_t)n;
@@ -349,7 +357,6 @@ vnapi_vhost_user_recv(int sock, void *buf, size_t len, unsigned int *nfds, uint6
 		struct cmsghdr align;
 	} ctrl;
 	uint8_t *p = buf;
-	int ret;
 
 	while (len > 0) {
 		struct iovec iov = { .iov_base = p, .iov_len = len };
@@ -361,18 +368,9 @@ vnapi_vhost_user_recv(int sock, void *buf, size_t len, unsigned int *nfds, uint6
 		};
 		ssize_t n;
 
-		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				ret = vnapi_vhost_user_wait(sock, POLLIN, deadline);
-				if (ret < 0)
-					return ret;
-				continue;
-			}
-			return -errno;
-		}
+		n = vnapi_vhost_user_msg_io(sock, &mh, false, deadline);
+		if (n < 0)
+			return (int)n;
 		*nfds += vnapi_vhost_user_drop_fds(&mh);
 		if (n == 0)
 			return -ECONNRESET;
@@ -439,7 +437,7 @@ vnapi_vhost_user_xfer(struct vnapi_vhost_user *vu, struct vnapi_vhost_user_msg *
 
 	timeout_ms = vu->reply_timeout_ms != 0 ? vu->reply_timeout_ms :
 		VNAPI_VHOST_USER_REPLY_TIMEOUT_MS;
-	deadline = vnapi_vhost_user_now_ms() + timeout_ms;
+	deadline = vnapi_now_ms() + timeout_ms;
 
 	/* Nothing may be waiting before we ask: bytes here were written
 	 * outside any request (unsolicited, or a late reply). */
@@ -597,7 +595,7 @@ vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
 
 	if (retry_ms == 0)
 		retry_ms = 1;
-	start = vnapi_vhost_user_now_ms();
+	start = vnapi_now_ms();
 	deadline = start + timeout_ms;
 	for (;;) {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -612,7 +610,7 @@ vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
 		err = errno;
 		close(fd);
 
-		now = vnapi_vhost_user_now_ms();
+		now = vnapi_now_ms();
 		if ((err != ENOENT && err != ECONNREFUSED && err != EAGAIN && err != EINTR) ||
 		    now >= deadline) {
 			if (err == EACCES || err == EPERM)

@@ -26,6 +26,7 @@
 
 #include <rte_log.h>
 
+#include "vnapi_time.h"
 #include "vnapi_vhost_user.h"
 #include "unit_check.h"
 #include "unit_tap.h"
@@ -42,15 +43,6 @@
 
 /* Short reply timeout: the no-answer cases wait for it. */
 #define TEST_REPLY_TIMEOUT_MS 300
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int
 count_open_fds(void)
@@ -634,9 +626,9 @@ fault_script(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct 
 	int rc = -1, ret;
 
 	fake_backend_set_fault(fb, c->request, c->fault);
-	t0 = now_ms();
+	t0 = vnapi_now_ms();
 	ret = fault_request(vu, c->request);
-	dt = now_ms() - t0;
+	dt = vnapi_now_ms() - t0;
 	CHECK_EQ(ret, c->expect);
 	if (c->expect == -ETIMEDOUT) {
 		CHECK(dt >= TEST_REPLY_TIMEOUT_MS - 10);
@@ -822,17 +814,17 @@ test_connect_missing(const void *arg)
 
 	(void)arg;
 	snprintf(path, sizeof(path), "/tmp/vnapi-vu-test-missing-%d/none.sock", (int)getpid());
-	t0 = now_ms();
+	t0 = vnapi_now_ms();
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 300, 50), -ENOENT);
-	dt = now_ms() - t0;
+	dt = vnapi_now_ms() - t0;
 	CHECK(dt >= 290);
 	CHECK(dt < 3000);
 	CHECK_EQ(vu.sock, -1);
 
 	/* timeout 0: one attempt */
-	t0 = now_ms();
+	t0 = vnapi_now_ms();
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 50), -ENOENT);
-	CHECK(now_ms() - t0 < 100);
+	CHECK(vnapi_now_ms() - t0 < 100);
 	rc = 0;
 teardown:
 	return rc;
@@ -856,9 +848,9 @@ test_connect_refused(const void *arg)
 	CHECK(fd >= 0);
 	/* Bound, never listening: connect is refused. */
 	CHECK_EQ(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
-	t0 = now_ms();
+	t0 = vnapi_now_ms();
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, sun.sun_path, 200, 20), -ECONNREFUSED);
-	dt = now_ms() - t0;
+	dt = vnapi_now_ms() - t0;
 	CHECK(dt >= 190 && dt < 3000);
 	CHECK_EQ(vu.sock, -1);
 	rc = 0;
@@ -884,9 +876,9 @@ test_connect_retry(const void *arg)
 	(void)arg;
 	fb = fake_backend_start(&cfg);
 	CHECK(fb != NULL);
-	t0 = now_ms();
+	t0 = vnapi_now_ms();
 	CHECK_EQ(vnapi_vhost_user_connect(&vu, fake_backend_path(fb), 5000, 20), 0);
-	dt = now_ms() - t0;
+	dt = vnapi_now_ms() - t0;
 	CHECK(dt >= 150 && dt < 3000);
 	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
 	CHECK_EQ(v, 42);

@@ -53,6 +53,20 @@ fake_dev_driver_error(struct fake_dev *d, const char *fmt, ...)
 	return -EPROTO;
 }
 
+/* The table of one layout, from its fake_dev_<op>_<sfx> functions. */
+#define FAKE_DEV_OPS(sfx) { \
+	.attach = fake_dev_attach_##sfx, \
+	.vring_base = fake_dev_vring_base_##sfx, \
+	.avail_count = fake_dev_avail_count_##sfx, \
+	.pop = fake_dev_pop_##sfx, \
+	.release = fake_dev_release_##sfx, \
+	.push_raw = fake_dev_push_raw_##sfx, \
+	.flush = fake_dev_flush_##sfx, \
+	.set_no_notify = fake_dev_set_no_notify_##sfx, \
+	.set_avail_event = fake_dev_set_avail_event_##sfx, \
+	.used_jump = fake_dev_used_jump_##sfx, \
+}
+
 /* ---- split ---- */
 
 static int
@@ -316,18 +330,7 @@ fake_dev_set_avail_event_split(struct fake_dev *d, uint16_t v)
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-static const struct fake_dev_ops fake_dev_ops_split = {
-	.attach = fake_dev_attach_split,
-	.vring_base = fake_dev_vring_base_split,
-	.avail_count = fake_dev_avail_count_split,
-	.pop = fake_dev_pop_split,
-	.release = fake_dev_release_split,
-	.push_raw = fake_dev_push_raw_split,
-	.flush = fake_dev_flush_split,
-	.set_no_notify = fake_dev_set_no_notify_split,
-	.set_avail_event = fake_dev_set_avail_event_split,
-	.used_jump = fake_dev_used_jump_split,
-};
+static const struct fake_dev_ops fake_dev_ops_split = FAKE_DEV_OPS(split);
 
 /* ---- packed ---- */
 
@@ -684,18 +687,7 @@ fake_dev_used_jump_packed(struct fake_dev *d)
 	return -ENOTSUP;    /* no used index: a skipped slot is just never seen */
 }
 
-static const struct fake_dev_ops fake_dev_ops_packed = {
-	.attach = fake_dev_attach_packed,
-	.vring_base = fake_dev_vring_base_packed,
-	.avail_count = fake_dev_avail_count_packed,
-	.pop = fake_dev_pop_packed,
-	.release = fake_dev_release_packed,
-	.push_raw = fake_dev_push_raw_packed,
-	.flush = fake_dev_flush_packed,
-	.set_no_notify = fake_dev_set_no_notify_packed,
-	.set_avail_event = fake_dev_set_avail_event_packed,
-	.used_jump = fake_dev_used_jump_packed,
-};
+static const struct fake_dev_ops fake_dev_ops_packed = FAKE_DEV_OPS(packed);
 
 static const struct fake_dev_ops *const fake_dev_layout_ops[] = {
 	[VIRTQ_LAYOUT_SPLIT] = &fake_dev_ops_split,

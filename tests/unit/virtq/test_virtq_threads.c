@@ -31,6 +31,47 @@ t_spin(unsigned int *spins)
 		sched_yield();
 }
 
+/* Buffers and completions of the threaded cases. */
+enum { T_THR_NUM = 16 };
+#define T_THR_TARGET 100000
+
+/*
+ * The driver side of a threaded case: its queue, T_THR_NUM device-writable
+ * buffers, the device thread and the buffers taken back.
+ */
+struct thr_drv {
+	struct harness h;
+	struct virtq_sg sg[T_THR_NUM];
+	void *cookies[T_THR_NUM];
+	pthread_t thr;
+	bool started;
+	uint64_t taken;
+	unsigned int spins;
+};
+
+/* The queue and the buffers of @p d; no device thread yet. */
+static int
+thr_setup(struct thr_drv *d, const struct test_cfg *cfg)
+{
+	d->started = false;
+	d->taken = 0;
+	d->spins = 0;
+	if (h_setup(&d->h, cfg, T_THR_NUM) != 0)
+		return -1;
+	t_bufs(d->sg, d->cookies, T_THR_NUM, T_SEG_SIZE, 1);
+	return 0;
+}
+
+/* Start @p d's device thread: @p fn on @p ctx. */
+static int
+thr_start(struct thr_drv *d, void *(*fn)(void *), void *ctx)
+{
+	if (pthread_create(&d->thr, NULL, fn, ctx) != 0)
+		return -1;
+	d->started = true;
+	return 0;
+}
+
 struct race_ctx {
 	struct harness *h;
 	uint64_t target;            /* completions the device makes in all */
@@ -77,42 +118,34 @@ race_device(void *arg)
 static int
 t_rearm_race_threads(const struct test_cfg *cfg)
 {
-	enum { NUM = 16 };
-	struct harness h;
+	struct thr_drv d;
 	struct race_ctx x;
-	pthread_t thr;
-	bool started = false;
-	uint64_t taken = 0, seen_calls = 0, sleeps = 0;
-	unsigned int spins = 0;
-	struct virtq_sg sg[NUM];
-	void *cookies[NUM];
+	uint64_t seen_calls = 0, sleeps = 0;
 	int ret = -1;
 
 	memset(&x, 0, sizeof(x));
-	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
-	x.h = &h;
-	x.target = 100000;
-	t_bufs(sg, cookies, NUM, T_SEG_SIZE, 1);
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, NUM), NUM);
-	virtq_kick_prepare(h.vq);
-	CHECK_EQ(pthread_create(&thr, NULL, race_device, &x), 0);
-	started = true;
-	while (taken < x.target) {
-		void *got[NUM];
-		uint16_t n = virtq_get_used(h.vq, got, NULL, NUM);
+	CHECK_EQ(thr_setup(&d, cfg), 0);
+	x.h = &d.h;
+	x.target = T_THR_TARGET;
+	CHECK_EQ(virtq_add_inbufs(d.h.vq, d.sg, d.cookies, T_THR_NUM), T_THR_NUM);
+	virtq_kick_prepare(d.h.vq);
+	CHECK_EQ(thr_start(&d, race_device, &x), 0);
+	while (d.taken < x.target) {
+		void *got[T_THR_NUM];
+		uint16_t n = virtq_get_used(d.h.vq, got, NULL, T_THR_NUM);
 		uint32_t opaque;
 
-		CHECK(!virtq_is_broken(h.vq));
+		CHECK(!virtq_is_broken(d.h.vq));
 		if (n > 0) {
-			taken += n;
-			CHECK_EQ(virtq_add_inbufs(h.vq, sg, got, n), n);
-			virtq_kick_prepare(h.vq);
+			d.taken += n;
+			CHECK_EQ(virtq_add_inbufs(d.h.vq, d.sg, got, n), n);
+			virtq_kick_prepare(d.h.vq);
 			continue;
 		}
 		/* Calls before this arming do not count as a wakeup. */
 		seen_calls = __atomic_load_n(&x.calls, __ATOMIC_ACQUIRE);
-		opaque = virtq_enable_intr_prepare(h.vq);
-		if (!virtq_poll(h.vq, opaque)) {
+		opaque = virtq_enable_intr_prepare(d.h.vq);
+		if (!virtq_poll(d.h.vq, opaque)) {
 			/* Sleep until a call; a lost wakeup times out. */
 			struct timespec t0, t1;
 
@@ -125,30 +158,30 @@ t_rearm_race_threads(const struct test_cfg *cfg)
 					seen_calls = calls;
 					break;
 				}
-				t_spin(&spins);
+				t_spin(&d.spins);
 				clock_gettime(CLOCK_MONOTONIC, &t1);
 				if (t1.tv_sec - t0.tv_sec > 10) {
-					printf("#   lost wakeup after %" PRIu64 " buffers\n", taken);
+					printf("#   lost wakeup after %" PRIu64 " buffers\n", d.taken);
 					goto teardown;
 				}
 			}
 		}
-		virtq_disable_intr(h.vq);
+		virtq_disable_intr(d.h.vq);
 	}
-	CHECK_EQ(taken, x.target);
-	printf("#   %" PRIu64 " buffers, %" PRIu64 " sleeps, %" PRIu64 " calls\n", taken, sleeps,
+	CHECK_EQ(d.taken, x.target);
+	printf("#   %" PRIu64 " buffers, %" PRIu64 " sleeps, %" PRIu64 " calls\n", d.taken, sleeps,
 	       __atomic_load_n(&x.calls, __ATOMIC_ACQUIRE));
 	ret = 0;
 teardown:
-	if (started) {
+	if (d.started) {
 		__atomic_store_n(&x.stop, true, __ATOMIC_RELEASE);
-		pthread_join(thr, NULL);
+		pthread_join(d.thr, NULL);
 		if (x.dev_error != 0) {
-			printf("#   device error %d: %s\n", x.dev_error, h.dev.error);
+			printf("#   device error %d: %s\n", x.dev_error, d.h.dev.error);
 			ret = -1;
 		}
 	}
-	h_teardown(&h);
+	h_teardown(&d.h);
 	return ret;
 }
 
@@ -239,68 +272,59 @@ kick_device(void *arg)
 static int
 t_kick_race_threads(const struct test_cfg *cfg)
 {
-	enum { NUM = 16 };
-	struct harness h;
+	struct thr_drv d;
 	struct kick_ctx x;
-	struct virtq_sg sg[NUM];
-	void *cookies[NUM];
-	pthread_t thr;
-	bool started = false;
-	uint64_t taken = 0;
-	unsigned int spins = 0;
 	unsigned int i;
 	int ret = -1;
 
 	memset(&x, 0, sizeof(x));
-	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
-	x.h = &h;
-	x.target = 100000;
-	t_bufs(sg, cookies, NUM, T_SEG_SIZE, 1);
-	CHECK_EQ(pthread_create(&thr, NULL, kick_device, &x), 0);
-	started = true;
+	CHECK_EQ(thr_setup(&d, cfg), 0);
+	x.h = &d.h;
+	x.target = T_THR_TARGET;
+	CHECK_EQ(thr_start(&d, kick_device, &x), 0);
 	/* Dribble the first buffers in one by one. */
-	for (i = 0; i < NUM; i++) {
-		CHECK_EQ(virtq_add_inbufs(h.vq, &sg[i], &cookies[i], 1), 1);
-		if (virtq_kick_prepare(h.vq))
+	for (i = 0; i < T_THR_NUM; i++) {
+		CHECK_EQ(virtq_add_inbufs(d.h.vq, &d.sg[i], &d.cookies[i], 1), 1);
+		if (virtq_kick_prepare(d.h.vq))
 			__atomic_fetch_add(&x.kicks, 1, __ATOMIC_RELEASE);
 	}
-	while (taken < x.target && __atomic_load_n(&x.status, __ATOMIC_ACQUIRE) == 0) {
-		void *got[NUM];
-		uint16_t n = virtq_get_used(h.vq, got, NULL, (uint16_t)(1 + taken % 4));
+	while (d.taken < x.target && __atomic_load_n(&x.status, __ATOMIC_ACQUIRE) == 0) {
+		void *got[T_THR_NUM];
+		uint16_t n = virtq_get_used(d.h.vq, got, NULL, (uint16_t)(1 + d.taken % 4));
 
-		CHECK(!virtq_is_broken(h.vq));
+		CHECK(!virtq_is_broken(d.h.vq));
 		if (n == 0) {
-			t_spin(&spins);
+			t_spin(&d.spins);
 			continue;
 		}
-		taken += n;
-		CHECK_EQ(virtq_add_inbufs(h.vq, sg, got, n), n);
-		if (virtq_kick_prepare(h.vq))
+		d.taken += n;
+		CHECK_EQ(virtq_add_inbufs(d.h.vq, d.sg, got, n), n);
+		if (virtq_kick_prepare(d.h.vq))
 			__atomic_fetch_add(&x.kicks, 1, __ATOMIC_RELEASE);
 		/* Now and then let the device drain the ring and go to sleep. */
 		if (t_rand() % 4 == 0)
 			for (volatile unsigned int spin = t_rand() % 8192; spin > 0; spin--)
 				;
 	}
-	pthread_join(thr, NULL);
-	started = false;
+	pthread_join(d.thr, NULL);
+	d.started = false;
 	if (x.status < 0)
 		printf("#   device: %s after %" PRIu64 " buffers %s\n",
-		       x.status == -ETIMEDOUT ? "lost kick" : "error", taken, h.dev.error);
+		       x.status == -ETIMEDOUT ? "lost kick" : "error", d.taken, d.h.dev.error);
 	CHECK_EQ(x.status, 1);
-	taken += h_drain(&h);
-	CHECK_EQ(taken, x.target);
-	CHECK_EQ(virtq_stats(h.vq)->kicks, x.kicks);
+	d.taken += h_drain(&d.h);
+	CHECK_EQ(d.taken, x.target);
+	CHECK_EQ(virtq_stats(d.h.vq)->kicks, x.kicks);
 	printf("#   %" PRIu64 " buffers, %" PRIu64 " device sleeps, %" PRIu64 " kicks, %"
-	       PRIu64 " suppressed\n", taken, x.sleeps, x.kicks,
-	       virtq_stats(h.vq)->kicks_suppressed);
+	       PRIu64 " suppressed\n", d.taken, x.sleeps, x.kicks,
+	       virtq_stats(d.h.vq)->kicks_suppressed);
 	ret = 0;
 teardown:
-	if (started) {
+	if (d.started) {
 		__atomic_store_n(&x.status, -ECANCELED, __ATOMIC_RELEASE);
-		pthread_join(thr, NULL);
+		pthread_join(d.thr, NULL);
 	}
-	h_teardown(&h);
+	h_teardown(&d.h);
 	return ret;
 }
 
