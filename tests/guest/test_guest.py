@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""DPDK inside a QEMU guest, on a virtio-net-pci device behind a virtual IOMMU (vfio-pci).
+
+Usage: test_guest.py BOOT [--bench]
+  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq   (one guest boot each: every check of a
+        boot shares it, a boot costs ~20-30 s of TCG time on both host CPUs)
+Paths come from the environment (meson sets them): VNAPI_GUEST_KERNEL (vmlinuz),
+VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER.
+Exit status 0 = pass, 1 = fail, 77 = skip (no QEMU or no guest kernel: run devtools/setup.sh).
+
+The guest (q35, TCG, intel-iommu, 2 vCPUs) mounts the host root read-only over 9p and runs
+tests/guest/guest_run.sh, which sources the job list this script writes to the results share.
+The device's netdev is a unix datagram socket pair (one datagram = one frame); this script is
+the host-side peer: it sends, receives and checks every frame. The multi-queue boot uses a
+2-queue tap in a network namespace instead (a datagram netdev has one queue), with the peer on
+a packet socket in that namespace.
+
+Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=1):
+  count  dpdk-testpmd io forwarding (loop topology): N frames with a bounded window, exactly N
+         back byte for byte, testpmd's forward statistics exactly N rx and N tx.
+  link   QEMU monitor set_link off / on: testpmd prints one link state change event for each
+         (RTE_ETH_EVENT_INTR_LSC from the config interrupt); then N frames again, exactly N back.
+  l3fwd  l3fwd-power --interrupt-only: M sparse IPv4 frames, each sent 1-5 ms after the
+         previous came back: every one back routed (TTL - 1), and the rx-interrupt wakeups
+         counted from l3fwd-power's log (at least one, at most one per frame plus 10).
+  mq     (vnapi_mq) 2 queue pairs, RSS-free: frames to two MACs spread by the tap's flow hash;
+         exactly N back and both rx queues used.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+import harness as h  # noqa: E402
+
+SKIP = 77
+GUEST_MAC = '02:00:00:00:00:0a'
+PEER_MAC = '02:00:00:00:00:01'
+L3FWD_DST_MAC = '02:00:00:00:00:00'
+ETH_P_TEST = 0x88b5
+WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
+RUN_DIR = '/run/vnapi-test'
+
+BOOTS = {
+    # name: (device properties, PMD, extra devargs, checks)
+    'virtio': ('', 'virtio', '', ('count', 'link', 'l3fwd')),
+    'vnapi': ('', 'vnapi', '', ('count', 'link', 'l3fwd')),
+    'vnapi_packed': (',packed=on', 'vnapi', ',packed_vq=1', ('count', 'l3fwd')),
+    'virtio_packed': (',packed=on', 'virtio', '', ('count',)),
+}
+
+COUNT_FRAMES = 2000
+COUNT_WINDOW = 32
+SPARSE_FRAMES = 200
+
+
+class Failure(Exception):
+    pass
+
+
+def mac_bytes(s):
+    return bytes(int(x, 16) for x in s.split(':'))
+
+
+def ip_csum(hdr):
+    s = sum(struct.unpack('!10H', hdr))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+class Peer:
+    """The host side of a datagram netdev: bound at peer_path, sends to qemu_path."""
+
+    def __init__(self, peer_path, qemu_path):
+        self.qemu_path = qemu_path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.sock.bind(peer_path)
+        self.run_id = random.getrandbits(32)
+
+    def send(self, frame):
+        self.sock.sendto(frame, self.qemu_path)
+
+    def recv(self, timeout):
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            return self.sock.recv(65536)
+        except socket.timeout:
+            return None
+
+    def drain(self):
+        n = 0
+        while self.recv(0.001) is not None:
+            n += 1
+        return n
+
+    def close(self):
+        self.sock.close()
+
+    # ---- frames ----
+    def test_frame(self, seq, size=128):
+        hdr = mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + struct.pack('!H', ETH_P_TEST)
+        body = struct.pack('!II', self.run_id, seq)
+        pad = bytes((seq + i) & 0xff for i in range(size - len(hdr) - len(body)))
+        return hdr + body + pad
+
+    def ip_frame(self, seq):
+        payload = struct.pack('!II', self.run_id, seq) + bytes(range(24))
+        udp = struct.pack('!HHHH', 5000, 5001, 8 + len(payload), 0) + payload
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), seq & 0xffff, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 1]), bytes([1, 1, 1, 1]))
+        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
+        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
+
+    def count(self, n, window, deadline_s, loss_s=5.0, size=128):
+        """Send n test frames, at most `window` outstanding; every one must come back
+        unchanged, none twice. Returns the number received."""
+        sent = 0
+        got = set()
+        end = time.monotonic() + deadline_s
+        last_rx = time.monotonic()
+        while len(got) < n:
+            while sent < n and sent - len(got) < window:
+                self.send(self.test_frame(sent, size))
+                sent += 1
+            fr = self.recv(0.2)
+            now = time.monotonic()
+            if fr is not None:
+                last_rx = now
+                if len(fr) != size or fr[:14] != self.test_frame(0, size)[:14]:
+                    raise Failure('unexpected frame back (%d bytes): %s' % (len(fr), fr[:32].hex()))
+                rid, seq = struct.unpack('!II', fr[14:22])
+                if rid != self.run_id or seq >= sent:
+                    raise Failure('frame of another run or never sent: run %x seq %d' % (rid, seq))
+                if fr != self.test_frame(seq, size):
+                    raise Failure('frame %d came back changed' % seq)
+                if seq in got:
+                    raise Failure('frame %d came back twice' % seq)
+                got.add(seq)
+            elif now - last_rx > loss_s:
+                raise Failure('%d of %d frames back; nothing for %.0f s' % (len(got), n, loss_s))
+            if now > end:
+                raise Failure('%d of %d frames back within %.0f s' % (len(got), n, deadline_s))
+        extra = 0
+        fr = self.recv(0.3)
+        while fr is not None:
+            extra += 1
+            fr = self.recv(0.05)
+        if extra:
+            raise Failure('%d frames more than sent came back' % extra)
+        return len(got)
+
+    def sparse(self, n, deadline_s, gap_ms=(1.0, 5.0), loss_s=2.0):
+        """n IPv4 frames to l3fwd-power, one at a time, each a random gap after the previous
+        came back. Returns round-trip times (s)."""
+        rtts = []
+        end = time.monotonic() + deadline_s
+        for seq in range(n):
+            time.sleep(random.uniform(*gap_ms) / 1000.0)
+            t0 = time.monotonic()
+            self.send(self.ip_frame(seq))
+            while True:
+                fr = self.recv(loss_s)
+                if fr is None:
+                    raise Failure('sparse frame %d of %d not back within %.0f s' % (seq, n, loss_s))
+                if len(fr) >= 42 and fr[12:14] == b'\x08\x00':
+                    rid, s = struct.unpack('!II', fr[42:50])
+                    if rid == self.run_id and s == seq:
+                        break
+                raise Failure('unexpected frame during the sparse run: %s' % fr[:50].hex())
+            rtts.append(time.monotonic() - t0)
+            if fr[0:6] != mac_bytes(L3FWD_DST_MAC) or fr[6:12] != mac_bytes(GUEST_MAC):
+                raise Failure('frame %d not routed by l3fwd-power: %s' % (seq, fr[:14].hex()))
+            if fr[22] != 63:
+                raise Failure('frame %d: TTL %d, expected 63' % (seq, fr[22]))
+            if time.monotonic() > end:
+                raise Failure('sparse run over its %.0f s deadline at frame %d' % (deadline_s, seq))
+        return rtts
+
+
+class Guest:
+    """One QEMU boot: the process (serial console on stdout), its monitor and its share."""
+
+    def __init__(self, name, dev_props, deadline):
+        self.name = name
+        self.dir = os.path.join(RUN_DIR, 'guest-' + name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.out = os.path.join(self.dir, 'out')
+        os.makedirs(self.out)
+        self.mon_path = os.path.join(self.dir, 'mon.sock')
+        self.qemu_path = os.path.join(self.dir, 'qemu0.sock')
+        self.peer_path = os.path.join(self.dir, 'peer0.sock')
+        self.dev_props = dev_props
+        self.deadline = deadline
+        self.proc = None
+
+    def argv(self):
+        kernel = env_path('VNAPI_GUEST_KERNEL')
+        initrd = env_path('VNAPI_GUEST_INITRD')
+        script = env_path('VNAPI_GUEST_SCRIPT')
+        return [
+            'qemu-system-x86_64', '-machine', 'q35,accel=tcg', '-cpu', 'max', '-smp', '2',
+            '-m', '1536', '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
+            '-serial', 'stdio', '-monitor', 'unix:%s,server=on,wait=off' % self.mon_path,
+            '-kernel', kernel, '-initrd', initrd,
+            '-append', 'console=ttyS0 intel_iommu=on hugepages=256 panic=-1 quiet '
+                       'vnapi.script=%s' % script,
+            '-device', 'intel-iommu,intremap=on',
+            '-fsdev', 'local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap',
+            '-device', 'virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot',
+            '-fsdev', 'local,id=out,path=%s,security_model=none,multidevs=remap' % self.out,
+            '-device', 'virtio-9p-pci,fsdev=out,mount_tag=out',
+            '-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,'
+                       'remote.path=%s' % (self.qemu_path, self.peer_path),
+            '-device', 'virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,'
+                       'mac=%s%s' % (GUEST_MAC, self.dev_props),
+        ]
+
+    def boot(self, jobs):
+        with open(os.path.join(self.out, 'jobs.sh'), 'w') as f:
+            f.write(jobs)
+        self.proc = h.DpdkProcess('qemu-' + self.name, self.argv(), deadline=self.deadline,
+                                  grace=10.0)
+        self.proc.start()
+        self.proc.wait_for(r'init: guest up', 60, what='the guest boot')
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def wait_file(self, name, timeout):
+        end = time.monotonic() + timeout
+        while not os.path.exists(self.path(name)):
+            if not self.proc.alive():
+                raise Failure('guest exited before %s\n%s' % (name, self.proc.tail()))
+            if time.monotonic() > end:
+                raise Failure('no %s from the guest within %.0f s\n%s'
+                              % (name, timeout, self.proc.tail()))
+            time.sleep(0.05)
+
+    def read(self, name):
+        try:
+            with open(self.path(name), errors='replace') as f:
+                return f.read()
+        except FileNotFoundError:
+            return ''
+
+    def wait_log(self, job, regex, timeout, count=1):
+        """Wait until job's log has `count` lines matching regex; returns them."""
+        rx = re.compile(regex)
+        end = time.monotonic() + timeout
+        while True:
+            hits = [ln for ln in self.read(job + '.log').splitlines() if rx.search(ln)]
+            if len(hits) >= count:
+                return hits
+            if os.path.exists(self.path(job + '.rc')):
+                raise Failure('%s exited before %r\n%s' % (job, regex, self.read(job + '.log')[-3000:]))
+            if time.monotonic() > end or not self.proc.alive():
+                raise Failure('%s: %d of %d lines matching %r within %.0f s\n%s'
+                              % (job, len(hits), count, regex, timeout,
+                                 self.read(job + '.log')[-3000:]))
+            time.sleep(0.05)
+
+    def stop_job(self, job, timeout=30):
+        open(self.path(job + '.stop'), 'w').close()
+        self.wait_file(job + '.rc', timeout)
+        return int(self.read(job + '.rc').strip() or -1), self.read(job + '.log')
+
+    def monitor(self, cmd):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(self.mon_path)
+        buf = b''
+        while b'(qemu) ' not in buf:
+            buf += s.recv(4096)
+        s.sendall(cmd.encode() + b'\n')
+        buf = b''
+        while buf.count(b'(qemu) ') < 1:
+            buf += s.recv(4096)
+        s.close()
+        h.log('monitor: %s' % cmd)
+
+    def finish(self):
+        if self.proc is None:
+            return
+        try:
+            self.wait_file('done', 30)
+            if self.proc.wait_exit(30) is None:
+                h.log('guest did not power off within 30 s')
+        finally:
+            self.proc.stop()
+
+
+def env_path(var):
+    p = os.environ.get(var)
+    if not p or not os.path.exists(p):
+        raise Failure('%s=%r does not exist (build first)' % (var, p))
+    return p
+
+
+def jobs_script(boot, pmd, devargs, checks):
+    """The guest's job list: testpmd (count, link), then l3fwd-power (l3fwd)."""
+    lines = ['bdf=$(vg_net_bdf 0) || { vg_log "no virtio-net device"; exit 1; }',
+             'vg_bind_vfio $bdf || exit 1']
+    if pmd == 'vnapi':
+        lines.append('cp %s $VG_PMD/librte_net_vnapi.so' % env_path('VNAPI_PLUGIN'))
+        load = '-d $VG_PMD/librte_net_vnapi.so'
+        allow = '$bdf,vnapi=1' + devargs
+        logs = '--log-level=pmd.net.vnapi.*:info'
+        l3extra = ''
+    else:
+        load = '-d $VG_PMDS/librte_net_virtio.so.23'
+        allow = '$bdf' + devargs
+        logs = '--log-level=pmd.net.virtio.init:info'
+        l3extra = ' --parse-ptype'
+    if 'count' in checks or 'link' in checks:
+        lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--rxd=256 --txd=256 --nb-cores=1' % (logs, allow, load))
+    if 'l3fwd' in checks:
+        lines.append('vg_run l3fwd 120 %s -l 1 -n 1 --file-prefix l3 %s -a %s %s '
+                     '--log-level=user1:info -- -p 0x1 --config="(0,0,1)" --interrupt-only%s'
+                     % (env_path('VNAPI_L3FWD_POWER'), logs, allow, load, l3extra))
+    return '\n'.join(lines) + '\n'
+
+
+def run_boot(boot):
+    dev_props, pmd, devargs, checks = BOOTS[boot]
+    res = {'boot': boot}
+    g = Guest(boot, dev_props, deadline=240)
+    peer = Peer(g.peer_path, g.qemu_path)
+    t0 = time.monotonic()
+    try:
+        g.boot(jobs_script(boot, pmd, devargs, checks))
+        res['boot_s'] = round(time.monotonic() - t0, 1)
+        if 'count' in checks or 'link' in checks:
+            g.wait_file('testpmd.started', 60)
+            g.wait_log('testpmd', r'Press enter to exit', 90)
+            peer.drain()
+            if 'count' in checks:
+                t = time.monotonic()
+                res['count_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60)
+                res['count_s'] = round(time.monotonic() - t, 2)
+            if 'link' in checks:
+                g.monitor('set_link n0 off')
+                g.wait_log('testpmd', r'Port 0: link state change event', 20, count=1)
+                g.monitor('set_link n0 on')
+                g.wait_log('testpmd', r'Port 0: link state change event', 20, count=2)
+                res['lsc_events'] = 2
+                res['after_link_back'] = peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
+            rc, text = g.stop_job('testpmd')
+            fs = h.parse_fwd_stats(text).get(0, {})
+            res['testpmd_rc'] = rc
+            res['testpmd_fwd'] = fs
+            want = (COUNT_FRAMES if 'count' in checks else 0) + \
+                (COUNT_FRAMES // 4 if 'link' in checks else 0)
+            if rc != 0:
+                raise Failure('testpmd exit status %d\n%s' % (rc, text[-3000:]))
+            if fs.get('RX-packets') != want or fs.get('TX-packets') != want or \
+                    fs.get('RX-dropped', 0) != 0 or fs.get('TX-dropped', 0) != 0:
+                raise Failure('testpmd forward statistics %s, expected %d rx and tx\n%s'
+                              % (fs, want, text[-3000:]))
+            if 'link' in checks:
+                n = len(re.findall(r'Port 0: link state change event', text))
+                if n != 2:
+                    raise Failure('%d link state change events, expected 2' % n)
+        if 'l3fwd' in checks:
+            g.wait_file('l3fwd.started', 30)
+            g.wait_log('l3fwd', r'sleeps until interrupt triggers', 90)
+            peer.drain()
+            t = time.monotonic()
+            rtts = peer.sparse(SPARSE_FRAMES, 120)
+            res['sparse_s'] = round(time.monotonic() - t, 2)
+            rtts.sort()
+            res['sparse_back'] = len(rtts)
+            res['rtt_p50_ms'] = round(rtts[len(rtts) // 2] * 1000, 2)
+            res['rtt_max_ms'] = round(rtts[-1] * 1000, 2)
+            rc, text = g.stop_job('l3fwd')
+            wakeups = len(re.findall(WAKEUP_RE, text))
+            res['l3fwd_rc'] = rc
+            res['l3fwd_wakeups'] = wakeups
+            if not 1 <= wakeups <= SPARSE_FRAMES + 10:
+                raise Failure('%d rx-interrupt wakeups for %d sparse frames' % (wakeups, SPARSE_FRAMES))
+        g.finish()
+        res['total_s'] = round(time.monotonic() - t0, 1)
+        return res
+    finally:
+        peer.close()
+        if g.proc is not None:
+            g.proc.stop()
+        for f in ('guest.log',):
+            text = g.read(f)
+            if text:
+                sys.stdout.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('boot', choices=sorted(BOOTS))
+    a = ap.parse_args()
+    if shutil.which('qemu-system-x86_64') is None:
+        print('SKIP: qemu-system-x86_64 not installed (devtools/setup.sh installs it)')
+        return SKIP
+    try:
+        res = run_boot(a.boot)
+    except (Failure, h.HarnessError) as e:
+        print('FAIL: %s' % e)
+        return 1
+    print('RESULT: PASS %s' % json.dumps(res, sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
