@@ -68,7 +68,7 @@ vg_plugins() {
 vg_run() {
     name=$1; deadline=$2; shift 2
     mkfifo $VG_DIR/$name.in
-    "$@" < $VG_DIR/$name.in > $VG_OUT/$name.log 2>&1 &
+    stdbuf -oL -eL "$@" < $VG_DIR/$name.in > $VG_OUT/$name.log 2>&1 &
     pid=$!
     exec 9<> $VG_DIR/$name.in
     touch $VG_OUT/$name.started

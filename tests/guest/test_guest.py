@@ -378,7 +378,7 @@ def run_boot(boot):
                     raise Failure('%d link state change events, expected 2' % n)
         if 'l3fwd' in checks:
             g.wait_file('l3fwd.started', 30)
-            g.wait_log('l3fwd', r'sleeps until interrupt triggers', 90)
+            g.wait_log('l3fwd', r'entering main interrupt loop', 90)
             peer.drain()
             t = time.monotonic()
             rtts = peer.sparse(SPARSE_FRAMES, 120)
