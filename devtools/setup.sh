@@ -40,11 +40,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
     log "packages present"
 fi
+# QEMU, busybox and the guest kernel of the guest tests (tests/guest).
+"$top/devtools/guest_setup.sh"
 
 # Driver-SDK headers from Debian's source package of the installed version.
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 stamp=$sdk_dir/.version
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] && [ -f "$sdk_dir/include/bus_pci_driver.h" ]; then
     log "driver-SDK headers for dpdk $ver present in $sdk_dir"
 else
     if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null &&
@@ -79,6 +81,7 @@ SRC
         '*/lib/ethdev/ethdev_driver.h' '*/lib/ethdev/ethdev_vdev.h' \
         '*/lib/ethdev/ethdev_pci.h' '*/lib/ethdev/rte_ethdev_core.h' \
         '*/drivers/bus/vdev/bus_vdev_driver.h' '*/lib/eal/include/dev_driver.h' \
+        '*/drivers/bus/pci/bus_pci_driver.h' \
         '*/lib/eal/include/bus_driver.h' '*/lib/eal/include/rte_eal_paging.h' \
         '*/lib/eal/common/eal_private.h'
     find "$dl" -name '*.h' -exec cp {} "$sdk_dir/include/" \;

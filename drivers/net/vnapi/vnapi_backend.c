@@ -93,6 +93,7 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
 	if (p->indirect)
 		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
+	want |= proc->ops->transport_features;
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",

@@ -163,6 +163,9 @@ struct vnapi_hw {
 	uint16_t hdr_size;
 	bool parse_ptype;            /**< Default for new rx queues. */
 	bool started;
+	/** The device reports its link down (virtio-net config status, read
+	 * on a config interrupt); vhost-user never sets it. */
+	bool no_carrier;
 	/** The device is there and negotiated: read and written with
 	 * __atomic_*_n (the transport's watch clears it from the interrupt
 	 * thread); see vnapi_connected(). */
@@ -177,6 +180,7 @@ struct vnapi_proc {
 	int callfd[VNAPI_MAX_VRINGS];
 	struct rte_intr_handle *sock_intr; /**< Disconnect detector on the socket. */
 	bool sock_intr_registered;
+	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_pci.h), else NULL. */
 };
 
 static inline bool

@@ -36,7 +36,7 @@ vnapi_dev_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused
 	memset(&link, 0, sizeof(link));
 	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	link.link_autoneg = RTE_ETH_LINK_FIXED;
-	if (hw->started && vnapi_connected(hw)) {
+	if (hw->started && vnapi_connected(hw) && !hw->no_carrier) {
 		link.link_status = RTE_ETH_LINK_UP;
 		link.link_speed = RTE_ETH_SPEED_NUM_10G;
 	}
@@ -308,7 +308,7 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
 	hw->started = true;
 	/* Start and stop are the application's own doing: no LSC event. */
-	vnapi_link_set(dev, true, false);
+	vnapi_link_set(dev, !hw->no_carrier, false);
 	return 0;
 }
 

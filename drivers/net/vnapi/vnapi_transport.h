@@ -64,9 +64,26 @@ struct vnapi_transport_ops {
 	void (*unwatch)(struct rte_eth_dev *dev);
 	/** True while the connection is open in this process. */
 	bool (*is_open)(const struct rte_eth_dev *dev);
+	/**
+	 * Notify the device that ring @p vring has new buffers (the kick).
+	 * The one op that runs on a datapath lcore: reached through the
+	 * process's table only when the ring asks for a kick, so the bursts
+	 * carry no per-packet transport branch. vhost-user: write the ring's
+	 * kick eventfd; virtio-pci: store the queue index at the ring's notify
+	 * address. Returns false if the notification could not be sent.
+	 */
+	bool (*notify)(struct rte_eth_dev *dev, uint16_t vring);
+	/**
+	 * Feature bits the transport itself needs whenever the device offers
+	 * them, whatever the devargs say (vhost-user: PROTOCOL_FEATURES;
+	 * virtio-pci: ACCESS_PLATFORM, so the device goes through the IOMMU).
+	 */
+	uint64_t transport_features;
 };
 
 /** The vhost-user client: vnapi connects to the back end's socket. */
 extern const struct vnapi_transport_ops vnapi_transport_vhost_user;
+/** Modern virtio-pci (virtio 1.x) through DPDK's PCI bus and VFIO. */
+extern const struct vnapi_transport_ops vnapi_transport_pci;
 
 #endif /* _VNAPI_TRANSPORT_H_ */

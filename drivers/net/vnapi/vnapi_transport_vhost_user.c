@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal_memconfig.h>
@@ -290,6 +291,16 @@ vnapi_vu_sock_cb(void *arg)
 	vnapi_link_lost(dev, "vhost-user back end went away");
 }
 
+/* The kick: one write to the ring's kick eventfd (datapath lcore). */
+static bool
+vnapi_vu_notify(struct rte_eth_dev *dev, uint16_t vring)
+{
+	const struct vnapi_proc *proc = dev->process_private;
+	uint64_t one = 1;
+
+	return write(proc->kickfd[vring], &one, sizeof(one)) == sizeof(one);
+}
+
 const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.name = "vhost-user client",
 	.connect = vnapi_vu_connect,
@@ -303,4 +314,6 @@ const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.watch = vnapi_vu_watch,
 	.unwatch = vnapi_vu_unwatch,
 	.is_open = vnapi_vu_is_open,
+	.notify = vnapi_vu_notify,
+	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
 };
