@@ -286,6 +286,7 @@ static int
 vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 {
 	struct vnapi_pci *p = vpci(dev);
+	uint16_t q, nq;
 	uint32_t lo, hi;
 	int ret;
 
@@ -307,6 +308,19 @@ vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 	 * vnapi does not drive yet: one queue pair. */
 	*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
 	*max_qp = 1;
+	/* Every ring's notify address now: the rx refill at start may kick
+	 * before its ring is handed over (the device ignores that). */
+	nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+	for (q = 0; q < nq; q++) {
+		vpci_w16(p, VPCI_Q_SELECT, q);
+		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
+				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+	}
+	if (nq < 2) {
+		VNAPI_INIT_LOG(ERR, "%s: device has %u virtqueues, at least 2 needed",
+			       dev->data->name, nq);
+		return -ENODEV;
+	}
 	p->has_mac = (*offered >> VIRTIO_NET_F_MAC) & 1;
 	if (p->has_mac)
 		vpci_devcfg_read(p, VNET_CFG_MAC, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
@@ -455,8 +469,6 @@ vpci_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq
 	vpci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(vq)));
 	vpci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(vq)));
 	vpci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(vq)));
-	p->notify_addr[vring] = (volatile uint16_t *)(p->notify_base +
-			(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
 	return 0;
 }
 
