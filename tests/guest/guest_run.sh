@@ -9,6 +9,9 @@
 # runs with a deadline and is ended by its PID. Markers for the host:
 #   $VG_OUT/<name>.started  the process runs (its output: <name>.log)
 #   $VG_OUT/<name>.stop     written by the host: stop it now
+#   $VG_OUT/<name>.snap     written by the host: copy the threads' /proc stat
+#                           lines to <name>.cpu0 (and the file is removed)
+#   $VG_OUT/<name>.cpu      its threads' /proc stat lines when the stop came
 #   $VG_OUT/<name>.rc       its exit status
 #   $VG_OUT/done            every job ran
 set -u
@@ -76,9 +79,15 @@ vg_run() {
     end=$(( $(date +%s) + deadline ))
     while [ ! -e $VG_OUT/$name.stop ] && [ "$(date +%s)" -lt "$end" ] &&
           kill -0 $pid 2>/dev/null; do
-        sleep 0.1
+        if [ -e $VG_OUT/$name.snap ]; then
+            cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu0 2>/dev/null
+            rm -f $VG_OUT/$name.snap
+        fi
+        sleep 0.05
     done
     [ -e $VG_OUT/$name.stop ] || vg_log "$name: no stop from the host within ${deadline}s"
+    # CPU time of every thread so far (utime + stime, clock ticks), for the benchmark.
+    cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu 2>/dev/null
     kill -INT $pid 2>/dev/null
     end=$(( $(date +%s) + 10 ))
     while kill -0 $pid 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
@@ -88,7 +97,7 @@ vg_run() {
     wait $pid
     rc=$?
     exec 9<&-
-    echo $rc > $VG_OUT/$name.rc
+    echo $rc > $VG_OUT/$name.rc.tmp && mv $VG_OUT/$name.rc.tmp $VG_OUT/$name.rc  # whole, never half-written
     vg_log "$name: exit $rc"
 }
 

@@ -406,14 +406,118 @@ def run_boot(boot):
                 sys.stdout.write(text)
 
 
+def cpu_ticks(text):
+    """utime + stime summed over /proc/PID/task/*/stat lines."""
+    total = 0
+    for ln in text.splitlines():
+        f = ln[ln.rfind(')') + 2:].split()
+        if len(f) > 12:
+            total += int(f[11]) + int(f[12])
+    return total
+
+
+def snap_cpu(g, job):
+    open(g.path(job + '.snap'), 'w').close()
+    end = time.monotonic() + 10
+    while os.path.exists(g.path(job + '.snap')):
+        if time.monotonic() > end:
+            raise Failure('no CPU snapshot of %s' % job)
+        time.sleep(0.02)
+    return cpu_ticks(g.read(job + '.cpu0'))
+
+
+def open_loop(peer, rate, secs):
+    """Send IPv4 frames at `rate` per second for `secs`; count what comes back."""
+    n = int(rate * secs)
+    t0 = time.monotonic()
+    back = 0
+    for seq in range(n):
+        due = t0 + seq / rate
+        while True:
+            left = due - time.monotonic()
+            if left <= 0:
+                break
+            if peer.recv(left) is not None:
+                back += 1
+        peer.send(peer.ip_frame(seq))
+    end = time.monotonic() + 2.0
+    while back < n and time.monotonic() < end:
+        if peer.recv(0.1) is not None:
+            back += 1
+    return n, back
+
+
+def run_bench(rates, secs):
+    """Benchmark (not a test): l3fwd-power --interrupt-only at sparse open-loop rates, vnapi
+    then net_virtio on the same device in one boot: packets per wakeup and guest CPU; then
+    testpmd io forwarding (poll mode) as context. TCG: relative figures only."""
+    g = Guest('bench', '', deadline=600)
+    peer = Peer(g.peer_path, g.qemu_path)
+    res = {}
+    lines = ['bdf=$(vg_net_bdf 0) || exit 1', 'vg_bind_vfio $bdf || exit 1',
+             'cp %s $VG_PMD/librte_net_vnapi.so' % env_path('VNAPI_PLUGIN')]
+    pmds = {'vnapi': ('$bdf,vnapi=1', '-d $VG_PMD/librte_net_vnapi.so', ''),
+            'virtio': ('$bdf', '-d $VG_PMDS/librte_net_virtio.so.23', ' --parse-ptype')}
+    for name, (allow, load, extra) in pmds.items():
+        lines.append('vg_run l3_%s 300 %s -l 1 -n 1 --file-prefix l3%s -a %s %s '
+                     '--log-level=user1:info -- -p 0x1 --config="(0,0,1)" --interrupt-only%s'
+                     % (name, env_path('VNAPI_L3FWD_POWER'), name, allow, load, extra))
+        lines.append('vg_run tp_%s 120 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp%s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--nb-cores=1' % (name, name, allow, load))
+    try:
+        g.boot('\n'.join(lines) + '\n')
+        for name in pmds:
+            job = 'l3_' + name
+            g.wait_file(job + '.started', 60)
+            g.wait_log(job, r'entering main interrupt loop', 90)
+            peer.drain()
+            for rate in rates:
+                w0 = len(re.findall(WAKEUP_RE, g.read(job + '.log')))
+                c0 = snap_cpu(g, job)
+                t = time.monotonic()
+                n, back = open_loop(peer, rate, secs)
+                dt = time.monotonic() - t
+                c1 = snap_cpu(g, job)
+                w1 = len(re.findall(WAKEUP_RE, g.read(job + '.log')))
+                wk = w1 - w0
+                res['%s_%dpps' % (name, rate)] = {
+                    'sent': n, 'back': back, 'wakeups': wk,
+                    'pkts_per_wakeup': round(back / wk, 2) if wk else None,
+                    'cpu_pct': round((c1 - c0) / 100.0 / dt * 100, 1)}
+                h.log('%s %d pps: %s' % (name, rate, res['%s_%dpps' % (name, rate)]))
+            g.stop_job(job)
+            job = 'tp_' + name
+            g.wait_file(job + '.started', 60)
+            g.wait_log(job, r'Press enter to exit', 90)
+            peer.drain()
+            t = time.monotonic()
+            n = peer.count(20000, 256, 120)
+            res['%s_poll_pps' % name] = round(n / (time.monotonic() - t))
+            h.log('%s poll: %s pps' % (name, res['%s_poll_pps' % name]))
+            g.stop_job(job)
+        g.finish()
+        return res
+    finally:
+        peer.close()
+        if g.proc is not None:
+            g.proc.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('boot', choices=sorted(BOOTS))
+    ap.add_argument('boot', choices=sorted(BOOTS) + ['bench'])
+    ap.add_argument('--rates', default='100,1000', help='bench: open-loop rates (pps)')
+    ap.add_argument('--secs', type=float, default=5.0, help='bench: seconds per rate')
     a = ap.parse_args()
     if shutil.which('qemu-system-x86_64') is None:
         print('SKIP: qemu-system-x86_64 not installed (devtools/setup.sh installs it)')
         return SKIP
     try:
+        if a.boot == 'bench':
+            res = run_bench([int(r) for r in a.rates.split(',')], a.secs)
+            print('BENCH: %s' % json.dumps(res, sort_keys=True))
+            return 0
         res = run_boot(a.boot)
     except (Failure, h.HarnessError) as e:
         print('FAIL: %s' % e)
