@@ -30,6 +30,7 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
 """
 
 import argparse
+import ctypes
 import json
 import os
 import random
@@ -37,6 +38,7 @@ import re
 import shutil
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -58,7 +60,11 @@ BOOTS = {
     'vnapi': ('', 'vnapi', '', ('count', 'link', 'l3fwd')),
     'vnapi_packed': (',packed=on', 'vnapi', ',packed_vq=1', ('count', 'l3fwd')),
     'virtio_packed': (',packed=on', 'virtio', '', ('count',)),
+    # 2 queue pairs: a 2-queue tap in a network namespace (see MqNet)
+    'vnapi_mq': (',mq=on,vectors=6', 'vnapi', ',queues=2', ('mq',)),
+    'virtio_mq': (',mq=on,vectors=6', 'virtio', '', ('mq',)),
 }
+MQ_FLOWS = 64
 
 COUNT_FRAMES = 2000
 COUNT_WINDOW = 32
@@ -124,27 +130,40 @@ class Peer:
         ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
         return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
 
-    def count(self, n, window, deadline_s, loss_s=5.0, size=128):
+    def flow_frame(self, seq, size=128):
+        """An IPv4/UDP frame of one of MQ_FLOWS flows (source port), for the tap's flow
+        hash to spread over its queues; the payload carries run id and sequence."""
+        body = struct.pack('!II', self.run_id, seq)
+        body += bytes((seq + i) & 0xff for i in range(size - 14 - 20 - 8 - len(body)))
+        udp = struct.pack('!HHHH', 1000 + seq % MQ_FLOWS, 5001, 8 + len(body), 0) + body
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
+        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
+
+    def count(self, n, window, deadline_s, loss_s=5.0, size=128, flows=False):
         """Send n test frames, at most `window` outstanding; every one must come back
         unchanged, none twice. Returns the number received."""
+        make = self.flow_frame if flows else self.test_frame
+        off = 42 if flows else 14
         sent = 0
         got = set()
         end = time.monotonic() + deadline_s
         last_rx = time.monotonic()
         while len(got) < n:
             while sent < n and sent - len(got) < window:
-                self.send(self.test_frame(sent, size))
+                self.send(make(sent, size))
                 sent += 1
             fr = self.recv(0.2)
             now = time.monotonic()
             if fr is not None:
                 last_rx = now
-                if len(fr) != size or fr[:14] != self.test_frame(0, size)[:14]:
+                if len(fr) != size or fr[:14] != make(0, size)[:14]:
                     raise Failure('unexpected frame back (%d bytes): %s' % (len(fr), fr[:32].hex()))
-                rid, seq = struct.unpack('!II', fr[14:22])
+                rid, seq = struct.unpack('!II', fr[off:off + 8])
                 if rid != self.run_id or seq >= sent:
                     raise Failure('frame of another run or never sent: run %x seq %d' % (rid, seq))
-                if fr != self.test_frame(seq, size):
+                if fr != make(seq, size):
                     raise Failure('frame %d came back changed' % seq)
                 if seq in got:
                     raise Failure('frame %d came back twice' % seq)
@@ -190,11 +209,97 @@ class Peer:
         return rtts
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+PACKET_OUTGOING = 4
+
+
+class MqNet:
+    """A network namespace holding QEMU's 2-queue tap (a datagram netdev has one queue), and a
+    packet socket on the tap as the peer (same send/recv as Peer). IPv6 is off in the
+    namespace so the kernel sends nothing of its own into the tap."""
+
+    IFNAME = 'vgtap0'
+
+    def __init__(self):
+        self.ns = 'vnapi-guest-mq'
+        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+        subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
+        subprocess.run(['ip', 'netns', 'exec', self.ns, 'sysctl', '-q', '-w',
+                        'net.ipv6.conf.all.disable_ipv6=1',
+                        'net.ipv6.conf.default.disable_ipv6=1'], check=True)
+        self.sock = None
+
+    def wrap(self, argv):
+        return ['ip', 'netns', 'exec', self.ns] + argv
+
+    def netdev(self):
+        return 'tap,id=n0,ifname=%s,script=no,downscript=no,queues=2,vhost=off' % self.IFNAME
+
+    def open_peer(self, timeout=30):
+        """Once QEMU made the tap: link up, packet socket bound to it (made inside the
+        namespace; a socket stays in the namespace it was made in)."""
+        end = time.monotonic() + timeout
+        while subprocess.run(['ip', '-n', self.ns, 'link', 'set', self.IFNAME, 'up'],
+                             stderr=subprocess.DEVNULL).returncode != 0:
+            if time.monotonic() > end:
+                raise Failure('no tap %s in %s within %.0f s' % (self.IFNAME, self.ns, timeout))
+            time.sleep(0.1)
+        own = os.open('/proc/self/ns/net', os.O_RDONLY)
+        other = os.open('/run/netns/' + self.ns, os.O_RDONLY)
+        try:
+            if _libc.setns(other, CLONE_NEWNET) != 0:
+                raise Failure('setns: %s' % os.strerror(ctypes.get_errno()))
+            try:
+                self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+                self.sock.bind((self.IFNAME, 0))
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            finally:
+                _libc.setns(own, CLONE_NEWNET)
+        finally:
+            os.close(own)
+            os.close(other)
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+
+
+class TapPeer(Peer):
+    """Peer over MqNet's packet socket: skips what it sent itself (PACKET_OUTGOING)."""
+
+    def __init__(self, net):
+        self.net = net
+        self.sock = net.sock
+        self.run_id = random.getrandbits(32)
+
+    def send(self, frame):
+        self.sock.send(frame)
+
+    def recv(self, timeout):
+        end = time.monotonic() + max(timeout, 0.001)
+        while True:
+            self.sock.settimeout(max(end - time.monotonic(), 0.001))
+            try:
+                fr, addr = self.sock.recvfrom(65536)
+            except socket.timeout:
+                return None
+            if addr[2] != PACKET_OUTGOING:
+                return fr
+            if time.monotonic() >= end:
+                return None
+
+    def close(self):
+        self.net.close()
+
+
 class Guest:
     """One QEMU boot: the process (serial console on stdout), its monitor and its share."""
 
-    def __init__(self, name, dev_props, deadline):
+    def __init__(self, name, dev_props, deadline, net=None):
         self.name = name
+        self.net = net
         self.dir = os.path.join(RUN_DIR, 'guest-' + name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
@@ -223,7 +328,8 @@ class Guest:
             '-device', 'virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot',
             '-fsdev', 'local,id=out,path=%s,security_model=none,multidevs=remap' % self.out,
             '-device', 'virtio-9p-pci,fsdev=out,mount_tag=out',
-            '-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,'
+            '-netdev', self.net.netdev() if self.net else
+                       'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,'
                        'remote.path=%s' % (self.qemu_path, self.peer_path),
             '-device', 'virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,'
                        'mac=%s%s' % (GUEST_MAC, self.dev_props),
@@ -232,7 +338,8 @@ class Guest:
     def boot(self, jobs):
         with open(os.path.join(self.out, 'jobs.sh'), 'w') as f:
             f.write(jobs)
-        self.proc = h.DpdkProcess('qemu-' + self.name, self.argv(), deadline=self.deadline,
+        argv = self.net.wrap(self.argv()) if self.net else self.argv()
+        self.proc = h.DpdkProcess('qemu-' + self.name, argv, deadline=self.deadline,
                                   grace=10.0)
         self.proc.start()
         self.proc.wait_for(r'init: guest up', 60, what='the guest boot')
@@ -325,6 +432,10 @@ def jobs_script(boot, pmd, devargs, checks):
         allow = '$bdf' + devargs
         logs = '--log-level=pmd.net.virtio.init:info'
         l3extra = ' --parse-ptype'
+    if 'mq' in checks:
+        lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--rxq=2 --txq=2 --nb-cores=1' % (logs, allow, load))
     if 'count' in checks or 'link' in checks:
         lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
                      '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
@@ -339,12 +450,39 @@ def jobs_script(boot, pmd, devargs, checks):
 def run_boot(boot):
     dev_props, pmd, devargs, checks = BOOTS[boot]
     res = {'boot': boot}
-    g = Guest(boot, dev_props, deadline=240)
-    peer = Peer(g.peer_path, g.qemu_path)
+    net = MqNet() if 'mq' in checks else None
+    g = Guest(boot, dev_props, deadline=240, net=net)
+    peer = None
     t0 = time.monotonic()
     try:
+        if net is None:
+            peer = Peer(g.peer_path, g.qemu_path)
         g.boot(jobs_script(boot, pmd, devargs, checks))
+        if net is not None:
+            net.open_peer()
+            peer = TapPeer(net)
         res['boot_s'] = round(time.monotonic() - t0, 1)
+        if 'mq' in checks:
+            g.wait_file('testpmd.started', 60)
+            g.wait_log('testpmd', r'Press enter to exit', 90)
+            peer.drain()
+            res['mq_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60, flows=True)
+            rc, text = g.stop_job('testpmd')
+            per_q = {int(q): int(n) for q, n in re.findall(
+                r'Forward Stats for RX Port= *0/Queue= *(\d+)[^\n]*\n\s*RX-packets: (\d+)', text)}
+            fs = h.parse_fwd_stats(text).get(0, {})
+            res['testpmd_rc'] = rc
+            res['mq_rx_per_queue'] = per_q
+            res['testpmd_fwd'] = fs
+            if rc != 0:
+                raise Failure('testpmd exit status %d\n%s' % (rc, text[-3000:]))
+            if fs.get('RX-packets') != COUNT_FRAMES or fs.get('TX-packets') != COUNT_FRAMES:
+                raise Failure('testpmd forward statistics %s, expected %d rx and tx'
+                              % (fs, COUNT_FRAMES))
+            if sorted(per_q) != [0, 1] or min(per_q.values()) == 0 or \
+                    sum(per_q.values()) != COUNT_FRAMES:
+                raise Failure('rx per queue %s: both queues must carry traffic, %d in all\n%s'
+                              % (per_q, COUNT_FRAMES, text[-3000:]))
         if 'count' in checks or 'link' in checks:
             g.wait_file('testpmd.started', 60)
             g.wait_log('testpmd', r'Press enter to exit', 90)
@@ -397,7 +535,10 @@ def run_boot(boot):
         res['total_s'] = round(time.monotonic() - t0, 1)
         return res
     finally:
-        peer.close()
+        if peer is not None:
+            peer.close()
+        elif net is not None:
+            net.close()
         if g.proc is not None:
             g.proc.stop()
         for f in ('guest.log',):

@@ -97,11 +97,6 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 			       name);
 		return -EINVAL;
 	}
-	if (params.queues > 1) {
-		VNAPI_INIT_LOG(ERR, "%s: queues=%u: multiqueue over virtio-pci needs a control virtqueue, which vnapi does not drive yet; use queues=1",
-			       name, params.queues);
-		return -ENOTSUP;
-	}
 
 	dev = rte_eth_dev_pci_allocate(pd, sizeof(struct vnapi_hw));
 	if (dev == NULL)

@@ -45,6 +45,13 @@ struct vnapi_pci {
 	bool cfg_registered;
 	bool has_mac;
 	struct rte_ether_addr mac;       /**< From the device configuration. */
+	/* The control virtqueue (multiqueue only: VQ_PAIRS_SET). */
+	uint16_t dev_max_qp;             /**< The device's max_virtqueue_pairs. */
+	bool ctrl;                       /**< CTRL_VQ negotiated (with MQ). */
+	struct virtq *cvq;
+	void *cvq_ring;
+	uint8_t *cvq_buf;                /**< Command: class, cmd, data, ack. */
+	volatile uint16_t *cvq_notify;
 };
 
 /**

@@ -37,6 +37,7 @@
 #include <rte_eal.h>
 #include <rte_interrupts.h>
 #include <rte_io.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
 #include <rte_pause.h>
 
@@ -81,6 +82,14 @@
 #define VNET_CFG_MAC      0
 #define VNET_CFG_STATUS   6
 #define VNET_S_LINK_UP    1
+#define VNET_CFG_MAX_QP   8
+
+#define VIRTIO_NET_F_CTRL_VQ       17
+#define VNET_CTRL_MQ               4
+#define VNET_CTRL_MQ_VQ_PAIRS_SET  0
+#define VNET_CTRL_OK               0
+#define VPCI_CVQ_NUM               64
+#define VPCI_CVQ_TIMEOUT_MS        1000
 
 #define VIRTIO_F_ACCESS_PLATFORM 33
 #define VPCI_RESET_TIMEOUT_MS    1000
@@ -304,10 +313,19 @@ vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 		VNAPI_INIT_LOG(ERR, "%s: device does not offer VERSION_1", dev->data->name);
 		return -ENOTSUP;
 	}
-	/* Multiqueue over PCI needs a control virtqueue (VQ_PAIRS_SET), which
-	 * vnapi does not drive yet: one queue pair. */
-	*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
+	/* Multiqueue over PCI: the queue pairs in use are set through the
+	 * control virtqueue (VQ_PAIRS_SET), so MQ goes with CTRL_VQ. */
 	*max_qp = 1;
+	p->dev_max_qp = 1;
+	if ((*offered & (1ULL << VIRTIO_NET_F_MQ)) && (*offered & (1ULL << VIRTIO_NET_F_CTRL_VQ))) {
+		uint16_t mq = 1;
+
+		vpci_devcfg_read(p, VNET_CFG_MAX_QP, &mq, sizeof(mq));
+		p->dev_max_qp = RTE_MAX(rte_le_to_cpu_16(mq), (uint16_t)1);
+		*max_qp = RTE_MIN(p->dev_max_qp, (uint16_t)VNAPI_MAX_QUEUE_PAIRS);
+	} else {
+		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
+	}
 	/* Every ring's notify address now: the rx refill at start may kick
 	 * before its ring is handed over (the device ignores that). */
 	nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
@@ -405,6 +423,10 @@ vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
 	ret = vpci_reset(dev);
 	if (ret != 0)
 		return ret;
+	/* MQ is set up through the control virtqueue: take it along. */
+	p->ctrl = (features >> VIRTIO_NET_F_MQ) & 1;
+	if (p->ctrl)
+		features |= 1ULL << VIRTIO_NET_F_CTRL_VQ;
 	vpci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
 	vpci_status_or(p, VIRTIO_STATUS_DRIVER);
 	vpci_w32(p, VPCI_GFSELECT, 0);
@@ -497,10 +519,108 @@ vpci_vring_stop(struct rte_eth_dev *dev, uint16_t vring __rte_unused)
 	return vpci_reset(dev);
 }
 
+/* Lay the control virtqueue out (anew at every start) and hand it over. */
+static int
+vpci_ctrl_start(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_pci *p = vpci(dev);
+	uint16_t idx = 2 * p->dev_max_qp, max;
+	struct virtq_params vp = {
+		.layout = vnapi_layout(hw),
+		.num = VPCI_CVQ_NUM,
+		.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX),
+		.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER),
+	};
+
+	vpci_w16(p, VPCI_Q_SELECT, idx);
+	max = vpci_r16(p, VPCI_Q_SIZE);
+	if (max == 0) {
+		VNAPI_INIT_LOG(ERR, "%s: no control virtqueue at index %u", dev->data->name, idx);
+		return -ENODEV;
+	}
+	vp.num = RTE_MIN(vp.num, max);
+	if (p->cvq == NULL) {
+		p->cvq = rte_zmalloc("vnapi_cvq", virtq_state_size(&vp), RTE_CACHE_LINE_SIZE);
+		p->cvq_ring = rte_zmalloc("vnapi_cvq_ring", virtq_ring_mem_size(&vp),
+					  VIRTQ_RING_ALIGN);
+		p->cvq_buf = rte_zmalloc("vnapi_cvq_buf", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+		if (p->cvq == NULL || p->cvq_ring == NULL || p->cvq_buf == NULL)
+			return -ENOMEM;
+	} else {
+		while (virtq_detach_unused(p->cvq) != NULL)
+			;
+	}
+	if (virtq_init(p->cvq, &vp, p->cvq_ring) != 0)
+		return -EINVAL;
+	vpci_w16(p, VPCI_Q_SIZE, vp.num);
+	vpci_w16(p, VPCI_Q_MSIX, VNAPI_PCI_NO_VECTOR);
+	vpci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(p->cvq)));
+	vpci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq)));
+	vpci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq)));
+	p->cvq_notify = (volatile uint16_t *)(p->notify_base +
+			(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+	vpci_w16(p, VPCI_Q_ENABLE, 1);
+	return 0;
+}
+
+/* VQ_PAIRS_SET(nb_qp) through the control virtqueue, polled (control path). */
+static int
+vpci_ctrl_mq(struct rte_eth_dev *dev, uint16_t pairs)
+{
+	struct vnapi_pci *p = vpci(dev);
+	uint8_t *b = p->cvq_buf;
+	uint16_t le = rte_cpu_to_le_16(pairs);
+	struct virtq_sg sg[3] = {
+		{ .addr = rte_mem_virt2iova(b), .len = 2 },
+		{ .addr = rte_mem_virt2iova(b + 2), .len = 2 },
+		{ .addr = rte_mem_virt2iova(b + 4), .len = 1 },
+	};
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * VPCI_CVQ_TIMEOUT_MS / 1000;
+	void *cookie;
+	uint32_t len;
+
+	b[0] = VNET_CTRL_MQ;
+	b[1] = VNET_CTRL_MQ_VQ_PAIRS_SET;
+	memcpy(b + 2, &le, sizeof(le));
+	b[4] = 0xff;
+	if (virtq_add(p->cvq, sg, 2, 1, b) != 0)
+		return -EIO;
+	if (virtq_kick_prepare(p->cvq))
+		rte_write16(2 * p->dev_max_qp, p->cvq_notify);
+	while (virtq_get_used(p->cvq, &cookie, &len, 1) == 0) {
+		if (rte_get_timer_cycles() > end) {
+			VNAPI_INIT_LOG(ERR, "%s: no reply to VQ_PAIRS_SET within %u ms",
+				       dev->data->name, VPCI_CVQ_TIMEOUT_MS);
+			return -ETIMEDOUT;
+		}
+		rte_delay_us_sleep(100);
+	}
+	/* The device wrote the ack before it made the chain used. */
+	if (*(volatile uint8_t *)(b + 4) != VNET_CTRL_OK) {
+		VNAPI_INIT_LOG(ERR, "%s: device refused VQ_PAIRS_SET %u", dev->data->name, pairs);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* DRIVER_OK comes last; with MQ the control virtqueue is set up before it
+ * and VQ_PAIRS_SET sent after it. */
 static int
 vpci_set_status(struct rte_eth_dev *dev, uint8_t status)
 {
-	vpci_w8(vpci(dev), VPCI_STATUS, status);
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_pci *p = vpci(dev);
+	int ret;
+
+	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK)) {
+		ret = vpci_ctrl_start(dev);
+		if (ret != 0)
+			return ret;
+	}
+	vpci_w8(p, VPCI_STATUS, status);
+	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK))
+		return vpci_ctrl_mq(dev, hw->nb_qp);
 	return 0;
 }
 
@@ -579,6 +699,12 @@ vpci_disconnect(struct rte_eth_dev *dev)
 	vpci_irqs_off(p);
 	rte_intr_instance_free(p->cfg_intr);
 	p->cfg_intr = NULL;
+	rte_free(p->cvq);
+	rte_free(p->cvq_ring);
+	rte_free(p->cvq_buf);
+	p->cvq = NULL;
+	p->cvq_ring = NULL;
+	p->cvq_buf = NULL;
 	if (p->cfg_fd >= 0)
 		close(p->cfg_fd);
 	p->cfg_fd = -1;
