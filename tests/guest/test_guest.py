@@ -42,9 +42,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-import harness as h  # noqa: E402
+from vnapitools import harness as h
 
 SKIP = 77
 GUEST_MAC = '02:00:00:00:00:0a'
