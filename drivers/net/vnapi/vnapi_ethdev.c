@@ -423,3 +423,29 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_ptypes_set = vnapi_dev_ptypes_set,
 	.get_monitor_addr = vnapi_get_monitor_addr,
 };
+
+int
+vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
+						  socket);
+	if (dev->data->mac_addrs == NULL)
+		return -ENOMEM;
+	if (mac != NULL)
+		rte_ether_addr_copy(mac, dev->data->mac_addrs);
+	else
+		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
+	dev->dev_ops = &vnapi_eth_dev_ops;
+	dev->rx_queue_count = vnapi_rx_queue_count;
+	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
+	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+	hw->parse_ptype = true;
+	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
+	dev->data->promiscuous = 1;
+	dev->data->all_multicast = 1;
+	vnapi_link_set(dev, false, false);
+	rte_eth_dev_probing_finish(dev);
+	return 0;
+}

@@ -11,9 +11,18 @@
  * The ethdev ops table (vnapi_ethdev.c), for the probe of each bus.
  */
 
+#include <rte_ether.h>
+
 #include <ethdev_driver.h>
 
 extern const struct eth_dev_ops vnapi_eth_dev_ops;
+
+/**
+ * The common end of a probe (vdev or PCI), once the device is connected:
+ * the MAC address (@p mac, or a random one when NULL), the ops, the flags,
+ * link down, probing finished. Returns 0 or -ENOMEM.
+ */
+int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket);
 
 /** Stop, release the queues and let go of the device (primary only). */
 int vnapi_dev_close(struct rte_eth_dev *dev);

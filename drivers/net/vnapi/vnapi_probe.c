@@ -72,27 +72,10 @@ vnapi_probe(struct rte_vdev_device *vdev)
 		goto err_free_proc;
 	vnapi_backend_log_features(dev);
 
-	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
-						  rte_socket_id());
-	if (dev->data->mac_addrs == NULL) {
-		ret = -ENOMEM;
+	ret = vnapi_eth_dev_init(dev, rte_is_zero_ether_addr(&params.mac) ? NULL : &params.mac,
+				 rte_socket_id());
+	if (ret != 0)
 		goto err_disconnect;
-	}
-	if (!rte_is_zero_ether_addr(&params.mac))
-		rte_ether_addr_copy(&params.mac, dev->data->mac_addrs);
-	else
-		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
-
-	dev->dev_ops = &vnapi_eth_dev_ops;
-	dev->rx_queue_count = vnapi_rx_queue_count;
-	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
-	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
-	hw->parse_ptype = true;
-	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
-	dev->data->promiscuous = 1;
-	dev->data->all_multicast = 1;
-	vnapi_link_set(dev, false, false);
-	rte_eth_dev_probing_finish(dev);
 	VNAPI_INIT_LOG(INFO, "%s: port %u on %s, %u queue pair(s), ring size %u",
 		       name, dev->data->port_id, params.path, params.queues, params.queue_size);
 	return 0;
