@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 #
-# What the QEMU guest tests need on the host (called by devtools/setup.sh):
-# QEMU (TCG), a static busybox, and Debian's kernel package unpacked (never
+# The kernel of the QEMU guest tests (called by devtools/setup.sh, which
+# installs QEMU and busybox-static): Debian's kernel package unpacked (never
 # installed) under $VNAPI_GUEST_DIR (default /var/cache/vnapi-guest):
 #   <dir>/<kernel version>/boot/vmlinuz-*, .../lib/modules/...
 #   <dir>/current -> <kernel version>
@@ -12,18 +12,6 @@ set -euo pipefail
 
 dir=${VNAPI_GUEST_DIR:-/var/cache/vnapi-guest}
 log() { printf 'guest_setup: %s\n' "$*"; }
-
-missing=()
-for p in qemu-system-x86 busybox-static; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-        missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    log "installing: ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
 
 if [ -e "$dir/current/.complete" ]; then
     log "guest kernel $(readlink "$dir/current") present in $dir"

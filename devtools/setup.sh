@@ -25,7 +25,8 @@ done
 log() { printf 'setup: %s\n' "$*"; }
 
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
-          pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev)
+          pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
+          qemu-system-x86 busybox-static)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -40,7 +41,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
     log "packages present"
 fi
-# QEMU, busybox and the guest kernel of the guest tests (tests/guest).
+# The guest kernel of the QEMU guest tests (tests/guest).
 "$top/devtools/guest_setup.sh"
 
 # Driver-SDK headers from Debian's source package of the installed version.
