@@ -163,6 +163,9 @@ struct vnapi_hw {
 	uint16_t hdr_size;
 	bool parse_ptype;            /**< Default for new rx queues. */
 	bool started;
+	/** Largest ring the device takes (virtio-pci queue_size), 0: no limit
+	 * of its own; reported as the descriptor limit. */
+	uint16_t max_ring;
 	/** The device reports its link down (virtio-net config status, read
 	 * on a config interrupt); vhost-user never sets it. */
 	bool no_carrier;

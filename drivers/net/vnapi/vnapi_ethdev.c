@@ -60,7 +60,7 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_offload_capa = vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF) ?
 				RTE_ETH_RX_OFFLOAD_SCATTER : 0;
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	info->rx_desc_lim.nb_max = VNAPI_MAX_QUEUE_SIZE;
+	info->rx_desc_lim.nb_max = hw->max_ring != 0 ? hw->max_ring : VNAPI_MAX_QUEUE_SIZE;
 	info->rx_desc_lim.nb_min = VNAPI_MIN_QUEUE_SIZE;
 	info->rx_desc_lim.nb_align = 1;
 	info->tx_desc_lim = info->rx_desc_lim;

@@ -294,6 +294,7 @@ vpci_link_up(struct rte_eth_dev *dev)
 static int
 vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 {
+	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	uint16_t q, nq;
 	uint32_t lo, hi;
@@ -329,8 +330,10 @@ vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 	/* Every ring's notify address now: the rx refill at start may kick
 	 * before its ring is handed over (the device ignores that). */
 	nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+	hw->max_ring = VNAPI_MAX_QUEUE_SIZE;
 	for (q = 0; q < nq; q++) {
 		vpci_w16(p, VPCI_Q_SELECT, q);
+		hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
 		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
 				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
 	}
