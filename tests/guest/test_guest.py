@@ -554,10 +554,11 @@ def run_boot(boot):
             net.close()
         if g.proc is not None:
             g.proc.stop()
-        for f in ('guest.log',):
+        for f in ['guest.log'] + sorted(f for f in os.listdir(g.out)
+                                        if f.endswith('.log') and f != 'guest.log'):
             text = g.read(f)
             if text:
-                sys.stdout.write(text)
+                sys.stdout.write('---- %s (tail)\n%s\n' % (f, '\n'.join(text.splitlines()[-25:])))
 
 
 def cpu_ticks(text):
