@@ -85,7 +85,11 @@ vg_run() {
         fi
         sleep 0.05
     done
-    [ -e $VG_OUT/$name.stop ] || vg_log "$name: no stop from the host within ${deadline}s"
+    if ! kill -0 $pid 2>/dev/null; then
+        vg_log "$name: exited by itself"
+    elif [ ! -e $VG_OUT/$name.stop ]; then
+        vg_log "$name: no stop from the host within ${deadline}s"
+    fi
     # CPU time of every thread so far (utime + stime, clock ticks), for the benchmark.
     cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu 2>/dev/null
     kill -INT $pid 2>/dev/null

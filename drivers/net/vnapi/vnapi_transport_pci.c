@@ -333,7 +333,8 @@ vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 	hw->max_ring = VNAPI_MAX_QUEUE_SIZE;
 	for (q = 0; q < nq; q++) {
 		vpci_w16(p, VPCI_Q_SELECT, q);
-		hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
+		if (q < 2)   /* the rings of a pair; a control queue may be smaller */
+			hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
 		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
 				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
 	}
