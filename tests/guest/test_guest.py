@@ -100,6 +100,9 @@ class Peer:
         self.run_id = random.getrandbits(32)
 
     def send(self, frame):
+        # Blocks while QEMU's socket queue is full (unix datagram flow control, 10 deep
+        # by default): bounded, QEMU drains it whenever the guest has rx buffers.
+        self.sock.settimeout(10.0)
         self.sock.sendto(frame, self.qemu_path)
 
     def recv(self, timeout):
