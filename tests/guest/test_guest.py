@@ -450,8 +450,10 @@ def jobs_script(boot, pmd, devargs, checks):
         allow = '$bdf' + devargs
         logs = '--log-level=pmd.net.virtio.init:info'
         l3extra = ' --parse-ptype'
+    # Diagnosis: VNAPI_GUEST_GDB=1 runs the guest's testpmd under gdb (backtrace on a crash).
+    gdb = 'gdb -q -batch -ex run -ex bt --args ' if os.environ.get('VNAPI_GUEST_GDB') else ''
     if 'mq' in checks:
-        lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
+        lines.append('vg_run testpmd 150 ' + gdb + 'dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
                      '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
                      '--rxq=2 --txq=2 --nb-cores=1' % (logs, allow, load))
     if 'count' in checks or 'link' in checks:
