@@ -449,3 +449,14 @@ vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, in
 	rte_eth_dev_probing_finish(dev);
 	return 0;
 }
+
+int
+vnapi_eth_dev_remove(const char *name)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(name);
+
+	if (dev == NULL)
+		return 0; /* already gone */
+	vnapi_dev_close(dev);
+	return rte_eth_dev_release_port(dev);
+}

@@ -24,6 +24,9 @@ extern const struct eth_dev_ops vnapi_eth_dev_ops;
  */
 int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket);
 
+/** A bus's remove: close and release the port @p name (0 if already gone). */
+int vnapi_eth_dev_remove(const char *name);
+
 /** Stop, release the queues and let go of the device (primary only). */
 int vnapi_dev_close(struct rte_eth_dev *dev);
 

@@ -151,12 +151,7 @@ err_release:
 static int
 vnapi_pci_remove(struct rte_pci_device *pd)
 {
-	struct rte_eth_dev *dev = rte_eth_dev_allocated(pd->device.name);
-
-	if (dev == NULL)
-		return 0; /* not ours, or already closed */
-	vnapi_dev_close(dev);
-	return rte_eth_dev_release_port(dev);
+	return vnapi_eth_dev_remove(pd->device.name);
 }
 
 static const struct rte_pci_id vnapi_pci_ids[] = {

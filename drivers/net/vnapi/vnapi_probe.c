@@ -93,12 +93,7 @@ err_release:
 static int
 vnapi_remove(struct rte_vdev_device *vdev)
 {
-	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
-
-	if (dev == NULL)
-		return 0; /* already gone */
-	vnapi_dev_close(dev);
-	return rte_eth_dev_release_port(dev);
+	return vnapi_eth_dev_remove(rte_vdev_device_name(vdev));
 }
 
 static struct rte_vdev_driver vnapi_vdev_driver = {
