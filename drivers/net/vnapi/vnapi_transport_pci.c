@@ -291,6 +291,25 @@ vpci_link_up(struct rte_eth_dev *dev)
 	return (rte_le_to_cpu_16(st) & VNET_S_LINK_UP) != 0;
 }
 
+/*
+ * Every existing ring's notify address (the rx refill at start may kick
+ * before its ring is handed over; the device ignores that). Called again
+ * after FEATURES_OK: QEMU creates the rings of the other pairs only once MQ
+ * is negotiated. Returns the device's number of queues.
+ */
+static uint16_t
+vpci_notify_addrs(struct vnapi_pci *p)
+{
+	uint16_t q, nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+
+	for (q = 0; q < nq; q++) {
+		vpci_w16(p, VPCI_Q_SELECT, q);
+		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
+				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+	}
+	return nq;
+}
+
 static int
 vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 {
@@ -327,16 +346,12 @@ vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 	} else {
 		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
 	}
-	/* Every ring's notify address now: the rx refill at start may kick
-	 * before its ring is handed over (the device ignores that). */
-	nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+	nq = vpci_notify_addrs(p);
 	hw->max_ring = VNAPI_MAX_QUEUE_SIZE;
-	for (q = 0; q < nq; q++) {
+	for (q = 0; q < RTE_MIN(nq, 2); q++) {
+		/* the rings of a pair; a control queue may be smaller */
 		vpci_w16(p, VPCI_Q_SELECT, q);
-		if (q < 2)   /* the rings of a pair; a control queue may be smaller */
-			hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
-		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
-				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+		hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
 	}
 	if (nq < 2) {
 		VNAPI_INIT_LOG(ERR, "%s: device has %u virtqueues, at least 2 needed",
@@ -442,6 +457,11 @@ vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
 		VNAPI_INIT_LOG(ERR, "%s: device refused features 0x%" PRIx64, dev->data->name,
 			       features);
 		return -ENOTSUP;
+	}
+	if (vpci_notify_addrs(p) < 2 * dev->data->nb_rx_queues) {
+		VNAPI_INIT_LOG(ERR, "%s: device has too few virtqueues for %u queue pairs",
+			       dev->data->name, dev->data->nb_rx_queues);
+		return -ENODEV;
 	}
 	ret = vpci_irqs_on(dev);
 	if (ret != 0)
