@@ -436,6 +436,7 @@ vpci_irqs_on(struct rte_eth_dev *dev)
 static int
 vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
 {
+	const struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	int ret;
 
@@ -458,9 +459,9 @@ vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
 			       features);
 		return -ENOTSUP;
 	}
-	if (vpci_notify_addrs(p) < 2 * dev->data->nb_rx_queues) {
+	if (vpci_notify_addrs(p) < 2 * hw->nb_qp) {
 		VNAPI_INIT_LOG(ERR, "%s: device has too few virtqueues for %u queue pairs",
-			       dev->data->name, dev->data->nb_rx_queues);
+			       dev->data->name, hw->nb_qp);
 		return -ENODEV;
 	}
 	ret = vpci_irqs_on(dev);
