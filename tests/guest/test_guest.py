@@ -3,8 +3,8 @@
 # Copyright(c) 2026 The vnapi authors
 """DPDK inside a QEMU guest, on a virtio-net-pci device behind a virtual IOMMU (vfio-pci).
 
-Usage: test_guest.py BOOT [--bench]
-  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq   (one guest boot each: every check of a
+Usage: test_guest.py BOOT [--rates R1,R2 --secs S]
+  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq | virtio_mq | bench  (one guest boot each: every check of a
         boot shares it, a boot costs ~20-30 s of TCG time on both host CPUs)
 Paths come from the environment (meson sets them): VNAPI_GUEST_KERNEL (vmlinuz),
 VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER.
@@ -25,8 +25,10 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
   l3fwd  l3fwd-power --interrupt-only: M sparse IPv4 frames, each sent 1-5 ms after the
          previous came back: every one back routed (TTL - 1), and the rx-interrupt wakeups
          counted from l3fwd-power's log (at least one, at most one per frame plus 10).
-  mq     (vnapi_mq) 2 queue pairs, RSS-free: frames to two MACs spread by the tap's flow hash;
-         exactly N back and both rx queues used.
+  mq     (vnapi_mq, virtio_mq) 2 queue pairs: IPv4/UDP frames of 64 flows, spread over the
+         tap's two queues by its flow hash; exactly N back, testpmd's per-queue statistics
+         show both rx queues used and N in all.
+  bench  (not a test, not in the suite) see run_bench().
 """
 
 import argparse
