@@ -26,7 +26,8 @@ log() { printf 'setup: %s\n' "$*"; }
 
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
           pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
-          qemu-system-x86 busybox-static)
+          qemu-system-x86 busybox-static
+          openvswitch-switch-dpdk)  # OVS-DPDK: a real peer in the suite (test_ovs.py)
 
 missing=()
 for p in "${packages[@]}"; do

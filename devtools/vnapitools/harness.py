@@ -62,6 +62,17 @@ class ProcessDied(HarnessError):
     pass
 
 
+class CheckFailed(HarnessError):
+    """An exact outcome a test asserted did not hold (check())."""
+
+
+def check(cond, msg):
+    """Assert one outcome of a test: print '  ok: msg', or raise CheckFailed(msg)."""
+    if not cond:
+        raise CheckFailed(msg)
+    print('  ok: %s' % msg, flush=True)
+
+
 def log(msg):
     print('[harness %7.3f] %s' % (time.monotonic() - _T0, msg), flush=True)
 

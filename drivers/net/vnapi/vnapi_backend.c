@@ -62,20 +62,11 @@ vnapi_backend_log_features(const struct rte_eth_dev *dev)
 		       hw->protocol_features, hw->hdr_size, hw->max_queue_pairs);
 }
 
-int
-vnapi_backend_connect(struct rte_eth_dev *dev)
+/* What the devargs ask for (features taken only if offered included). */
+static uint64_t
+vnapi_backend_want(const struct vnapi_params *p)
 {
-	struct vnapi_hw *hw = dev->data->dev_private;
-	const struct vnapi_proc *proc = dev->process_private;
-	const struct vnapi_params *p = &hw->params;
-	uint64_t offered = 0, want;
-	uint16_t max_qp = 1;
-	int ret;
-
-	/* The transport logs its own failures (with the request and the path). */
-	ret = proc->ops->connect(dev, &offered, &max_qp);
-	if (ret != 0)
-		return ret;
+	uint64_t want;
 
 	want = (1ULL << VIRTIO_F_VERSION_1) |
 	       (1ULL << VIRTIO_NET_F_MAC) |
@@ -93,7 +84,101 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
 	if (p->indirect)
 		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
-	want |= proc->ops->transport_features;
+	return want;
+}
+
+/* The features the rings' memory and the application's configuration
+ * depend on: fixed once the port is configured. */
+#define VNAPI_RING_FEATURES ((1ULL << VIRTIO_F_VERSION_1) | \
+			     (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
+			     (1ULL << VIRTIO_F_RING_PACKED))
+/* Features only lib/virtq's behaviour depends on: taken anew from each back
+ * end, the rings laid out for them at the next start (vnapi_vq_relayout). */
+#define VNAPI_VQ_FEATURES ((1ULL << VIRTIO_F_RING_EVENT_IDX) | \
+			   (1ULL << VIRTIO_F_IN_ORDER) | \
+			   (1ULL << VIRTIO_F_RING_INDIRECT_DESC))
+
+static void
+vnapi_backend_set_hdr_size(struct vnapi_hw *hw)
+{
+	hw->hdr_size = (vnapi_has_feature(hw, VIRTIO_F_VERSION_1) ||
+			vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) ?
+		       sizeof(struct vnapi_net_hdr) : sizeof(struct vnapi_net_hdr) - 2;
+}
+
+void
+vnapi_backend_assume(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	hw->features = vnapi_backend_want(&hw->params);
+	hw->features_offered = 0;
+	hw->max_queue_pairs = hw->params.queues;
+	vnapi_backend_set_hdr_size(hw);
+}
+
+/* A back end that comes after configure must serve the rings as laid out. */
+static int
+vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t max_qp)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	uint64_t need = hw->features & VNAPI_RING_FEATURES;
+	uint64_t missing;
+	char buf[128];
+	size_t off = 0;
+	unsigned int bit;
+
+	if (hw->nb_qp > 1)
+		need |= 1ULL << VIRTIO_NET_F_MQ;
+	missing = need & ~offered;
+	if (missing == 0 && hw->nb_qp <= max_qp)
+		return 0;
+	buf[0] = '\0';
+	for (bit = 0; bit < 64 && off < sizeof(buf); bit++)
+		if ((missing >> bit) & 1)
+			off += snprintf(buf + off, sizeof(buf) - off, " %s",
+					vnapi_feature_names[bit] ? vnapi_feature_names[bit] : "?");
+	VNAPI_INIT_LOG(ERR, "%s: refused the back end at %s: the port is configured with features it no longer offers (missing 0x%" PRIx64 ":%s; %u queue pairs, it allows %u); reconfigure the port or restore the back end",
+		       dev->data->name, hw->params.path, missing, buf, hw->nb_qp, max_qp);
+	return -ENOTSUP;
+}
+
+int
+vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_proc *proc = dev->process_private;
+	const struct vnapi_params *p = &hw->params;
+	uint64_t offered = 0, want;
+	uint16_t max_qp = 1, q;
+	int ret;
+
+	/* The transport logs its own failures (with the request and the path). */
+	ret = proc->ops->connect(dev, wait_ms, &offered, &max_qp);
+	if (ret != 0)
+		return ret;
+
+	/* The transport's own needs (vhost-user: PROTOCOL_FEATURES; virtio-pci:
+	 * ACCESS_PLATFORM) whenever offered, whatever the devargs say. */
+	want = vnapi_backend_want(p) | proc->ops->transport_features;
+	if (hw->features_fixed) {
+		ret = vnapi_backend_check_fixed(dev, offered, max_qp);
+		if (ret != 0)
+			goto err_disconnect;
+		hw->max_queue_pairs = max_qp;
+		hw->features_offered = offered;
+		hw->features = (hw->features & VNAPI_RING_FEATURES) |
+			       (offered & want & ~VNAPI_RING_FEATURES);
+		/* Indirect tables exist only if the tx rings were set up with them. */
+		for (q = 0; q < dev->data->nb_tx_queues; q++) {
+			const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+			if (txq != NULL && txq->indirect_alloc == 0)
+				hw->features &= ~(1ULL << VIRTIO_F_RING_INDIRECT_DESC);
+		}
+		vnapi_connected_set(hw, true);
+		return 0;
+	}
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
@@ -117,9 +202,7 @@ vnapi_backend_connect(struct rte_eth_dev *dev)
 	hw->max_queue_pairs = max_qp;
 	hw->features_offered = offered;
 	hw->features = offered & want;
-	hw->hdr_size = (vnapi_has_feature(hw, VIRTIO_F_VERSION_1) ||
-			vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) ?
-		       sizeof(struct vnapi_net_hdr) : sizeof(struct vnapi_net_hdr) - 2;
+	vnapi_backend_set_hdr_size(hw);
 	vnapi_connected_set(hw, true);
 	return 0;
 
@@ -207,9 +290,56 @@ vnapi_vq_reinit(struct virtq *vq, void *ring)
 	virtq_init(vq, &vp, ring);
 }
 
-/* Free every buffer the rings hold and lay the rings out anew. */
+/*
+ * Lay empty rings out for the negotiated EVENT_IDX / IN_ORDER / INDIRECT_DESC
+ * (they may differ from one back end to the next; the memory was sized at
+ * queue setup, indirect tables included when they were negotiated then).
+ */
 static void
-vnapi_queues_flush(struct rte_eth_dev *dev)
+vnapi_vq_relayout(struct rte_eth_dev *dev)
+{
+	const struct vnapi_hw *hw = dev->data->dev_private;
+	const bool event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
+	const bool in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
+	const bool indirect = vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC);
+	struct virtq_params vp;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
+
+		if (rxq == NULL)
+			continue;
+		vp = *virtq_params(rxq->vq);
+		if (vp.event_idx == event_idx && vp.in_order == in_order)
+			continue;
+		vp.event_idx = event_idx;
+		vp.in_order = in_order;
+		virtq_init(rxq->vq, &vp, rxq->ring);
+		rxq->cfg.event_idx = event_idx;
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+		uint16_t indirect_max;
+
+		if (txq == NULL)
+			continue;
+		indirect_max = indirect ? txq->indirect_alloc : 0;
+		vp = *virtq_params(txq->vq);
+		if (vp.event_idx == event_idx && vp.in_order == in_order &&
+		    vp.indirect_max == indirect_max)
+			continue;
+		vp.event_idx = event_idx;
+		vp.in_order = in_order;
+		vp.indirect_max = indirect_max;
+		virtq_init(txq->vq, &vp, txq->ring);
+		txq->cfg.event_idx = event_idx;
+	}
+}
+
+/* Free every buffer the rings hold and lay the rings out anew. */
+void
+vnapi_backend_flush(struct rte_eth_dev *dev)
 {
 	uint16_t q;
 
@@ -258,6 +388,7 @@ vnapi_backend_start(struct rte_eth_dev *dev)
 	ret = vnapi_backend_eventfds_open(dev, nb_vrings);
 	if (ret != 0)
 		return ret;
+	vnapi_vq_relayout(dev); /* the rings are empty here */
 
 	ret = ops->set_features(dev, hw->features);
 	if (ret == 0)
@@ -296,15 +427,13 @@ vnapi_backend_start(struct rte_eth_dev *dev)
 	}
 	ret = ops->set_status(dev, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
 			      VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK);
-	if (ret == 0)
-		ret = ops->watch(dev);
 	if (ret != 0)
 		goto err;
 	return 0;
 
 err:
 	VNAPI_INIT_LOG(ERR, "%s: start failed: %s", dev->data->name, strerror(-ret));
-	vnapi_queues_flush(dev);
+	vnapi_backend_flush(dev);
 	return ret;
 }
 
@@ -328,5 +457,5 @@ vnapi_backend_stop(struct rte_eth_dev *dev)
 		if (!ops->is_open(dev))
 			vnapi_connected_set(hw, false);
 	}
-	vnapi_queues_flush(dev);
+	vnapi_backend_flush(dev);
 }

@@ -22,12 +22,25 @@
 
 /**
  * Connect and negotiate: what the device offers, what we take (checked
- * against the devargs: packed_vq, queues). Done at probe and at reset;
- * the features themselves are sent at every start.
- * @return 0; -ENOTSUP when the device lacks what the devargs ask for;
- *   the transport's error otherwise (each logged).
+ * against the devargs: packed_vq, queues). Done at probe, at reset and at
+ * every reconnection; the features themselves are sent at every start.
+ * Once the port is configured (hw->features_fixed) the rings' features
+ * stay what they are: a device that lacks one of them, or has fewer queue
+ * pairs than configured, is refused.
+ * @param wait_ms client: how long to retry connecting (0: one attempt).
+ * @return 0; -ENOTSUP when the device lacks what the devargs (or the
+ *   configured rings) need; the transport's error otherwise (each logged,
+ *   except a quiet attempt's -ENOENT / -ECONNREFUSED).
  */
-int vnapi_backend_connect(struct rte_eth_dev *dev);
+int vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms);
+
+/** Server mode before any back end: take the devargs' features as the
+ * ones to lay the rings out for (a back end must then offer them). */
+void vnapi_backend_assume(struct rte_eth_dev *dev);
+
+/** Free every buffer the rings hold (counted in the queues' reclaimed
+ * stats) and lay the rings out anew. The device must not use them. */
+void vnapi_backend_flush(struct rte_eth_dev *dev);
 
 /** Let go of the device (idempotent). */
 void vnapi_backend_disconnect(struct rte_eth_dev *dev);
@@ -39,8 +52,7 @@ void vnapi_backend_eventfds_close(struct rte_eth_dev *dev);
 
 /**
  * Post the rx buffers and hand every set-up ring to the device, enable
- * them, report DRIVER_OK and watch the connection. On failure every buffer
- * is taken back.
+ * them, report DRIVER_OK. On failure every buffer is taken back.
  */
 int vnapi_backend_start(struct rte_eth_dev *dev);
 

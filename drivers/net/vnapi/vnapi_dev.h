@@ -15,9 +15,11 @@
  *   vnapi_probe.c       vdev probe/remove: devargs -> port, transport choice
  *   vnapi_ethdev.c      ethdev ops: configure, queues, start/stop/close/reset
  *   vnapi_stats.c       stats and xstats
+ *   vnapi_conn.c        connection state machine (loss, reconnection,
+ *                       server accept, datapath gates: vnapi_gate.h)
  *   vnapi_backend.c     the device: negotiation, ring start/stop, eventfds,
  *                       through a transport's ops (vnapi_transport.h):
- *   vnapi_transport_vhost_user.c  the vhost-user client transport
+ *   vnapi_transport_vhost_user.c  the vhost-user transport (client or server)
  *   vnapi_rxtx.c        bursts and every datapath-side query
  *   vnapi_intr.c        rx interrupts (arming, disarming, wake accounting)
  *   vnapi_link.c        link state, LSC events, fault reports
@@ -33,6 +35,7 @@
  */
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -90,6 +93,19 @@ struct vnapi_queue_stats {
 	uint64_t full;        /**< tx: bursts cut short by a full ring. */
 	uint64_t kicks;       /**< Notifications written to the kick eventfd. */
 	uint64_t kick_errors; /**< Kick eventfd writes that failed. */
+	uint64_t refused;     /**< tx: packets refused while no back end served the ring. */
+	uint64_t reclaimed;   /**< Buffers taken back from the ring at stop or at the loss of
+			       *   the back end (tx: freed unsent; rx: freed, reposted at start). */
+};
+
+/**
+ * A queue's datapath gate (vnapi_gate.h): the burst functions enter it and
+ * leave it; the control path closes it (and waits until the lcore has left)
+ * before it touches the ring, opens it once the ring is served again.
+ */
+struct vnapi_gate {
+	uint8_t busy; /**< Written by the datapath lcore only. */
+	uint8_t off;  /**< Written by the control path only. */
 };
 
 /**
@@ -106,6 +122,7 @@ struct vnapi_intr_stats {
 };
 
 struct vnapi_rxq {
+	struct vnapi_gate gate;
 	struct virtq *vq;             /**< Private virtqueue state. */
 	void *ring;                   /**< Ring memory shared with the back end. */
 	struct rte_mempool *mp;
@@ -131,6 +148,7 @@ struct vnapi_rxq {
 };
 
 struct vnapi_txq {
+	struct vnapi_gate gate;
 	struct virtq *vq;
 	void *ring;
 	struct vnapi_net_hdr *zero_hdr; /**< One all-zero header for every chain (no offloads). */
@@ -148,6 +166,9 @@ struct vnapi_txq {
 	 * device starts on each group while we prepare the next.
 	 */
 	uint16_t add_batch;
+	/** indirect_max the ring memory was sized for at queue setup (0: no
+	 * tables); a later back end may use indirect descriptors only then. */
+	uint16_t indirect_alloc;
 	bool broken_reported;
 	struct vnapi_queue_stats stats;
 };
@@ -162,6 +183,9 @@ struct vnapi_hw {
 	uint16_t nb_qp;              /**< Queue pairs configured. */
 	uint16_t hdr_size;
 	bool parse_ptype;            /**< Default for new rx queues. */
+	/** The rings are laid out for hw->features (set at configure): a back
+	 * end that comes later must offer every ring feature of them. */
+	bool features_fixed;
 	bool started;
 	/** Largest ring the device takes (virtio-pci queue_size), 0: no limit
 	 * of its own; reported as the descriptor limit. */
@@ -169,6 +193,8 @@ struct vnapi_hw {
 	/** The device reports its link down (virtio-net config status, read
 	 * on a config interrupt); vhost-user never sets it. */
 	bool no_carrier;
+	uint64_t reconnects;         /**< Back ends (re)connected after a loss. */
+	uint64_t ctrl_violations;    /**< Connections dropped for a protocol violation. */
 	/** The device is there and negotiated: read and written with
 	 * __atomic_*_n (the transport's watch clears it from the interrupt
 	 * thread); see vnapi_connected(). */
@@ -181,8 +207,24 @@ struct vnapi_proc {
 	struct vnapi_vhost_user vu;
 	int kickfd[VNAPI_MAX_VRINGS];
 	int callfd[VNAPI_MAX_VRINGS];
-	struct rte_intr_handle *sock_intr; /**< Disconnect detector on the socket. */
-	bool sock_intr_registered;
+	/*
+	 * The connection state machine (vnapi_conn.c). @ref lock serialises
+	 * its handlers (EAL interrupt thread: socket, listening socket,
+	 * reconnection alarm) with each other and with the ethdev ops, which
+	 * first "quiesce" them (@ref quiesce: handlers do nothing and
+	 * unregister themselves).
+	 */
+	pthread_mutex_t lock;
+	unsigned int quiesce;
+	struct rte_intr_handle *sock_intr;   /**< Watch on the connection. */
+	struct rte_intr_handle *listen_intr; /**< Server: watch on the listening socket. */
+	bool sock_watched;
+	bool listen_watched;
+	bool alarm_set;                      /**< The connection alarm is pending. */
+	int listen_fd;                       /**< Server: -1 otherwise. */
+	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */
+	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */
+	bool violation_logged;
 	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_pci.h), else NULL. */
 };
 

@@ -29,6 +29,8 @@ const struct vnapi_params vnapi_params_default = {
 	.in_order = true,
 	.indirect = true,
 	.intr_rescue = VNAPI_RESCUE_SIGNAL,
+	.server = false,
+	.reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
 };
 
 static int
@@ -103,6 +105,18 @@ vnapi_parse_bool(const char *key, const char *value, const char *allowed, bool *
 		*out = true;
 	else
 		return vnapi_arg_reject(key, value, allowed);
+	return 0;
+}
+
+static int
+vnapi_parse_reconnect_ms(const char *key, const char *value, const char *allowed,
+			 uint32_t *out)
+{
+	unsigned long v;
+
+	if (!vnapi_arg_uint(value, 0, VNAPI_MAX_RECONNECT_MS, &v))
+		return vnapi_arg_reject(key, value, allowed);
+	*out = (uint32_t)v;
 	return 0;
 }
 

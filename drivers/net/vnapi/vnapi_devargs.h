@@ -26,6 +26,9 @@
 #define VNAPI_DEFAULT_QUEUE_SIZE  256
 #define VNAPI_MIN_QUEUE_SIZE      64
 #define VNAPI_MAX_QUEUE_SIZE      32768
+/** Longest wait between two reconnection attempts (client), ms. */
+#define VNAPI_DEFAULT_RECONNECT_MS 500
+#define VNAPI_MAX_RECONNECT_MS     60000
 /** sizeof(sockaddr_un.sun_path): the longest socket path plus its NUL. */
 #define VNAPI_PATH_MAX            108
 
@@ -47,6 +50,8 @@ struct vnapi_params {
 	bool packed_vq;
 	bool in_order;       /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
 	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
+	bool server;         /**< vhost-user server: listen on path, the back end connects. */
+	uint32_t reconnect_ms; /**< Client: longest backoff between attempts; 0: no reconnection. */
 };
 
 /*
@@ -66,7 +71,9 @@ struct vnapi_params {
 	X("packed_vq",   bool,        packed_vq,   "<0|1>") \
 	X("in_order",    bool,        in_order,    "<0|1>") \
 	X("indirect",    bool,        indirect,    "<0|1>") \
-	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>")
+	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>") \
+	X("server",      bool,        server,      "<0|1>") \
+	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>")
 
 #define VNAPI_DEVARG_PARAM(key, parser, field, allowed) key "=" allowed " "
 /** The parameter string for RTE_PMD_REGISTER_PARAM_STRING (one literal). */

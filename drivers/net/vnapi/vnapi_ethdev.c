@@ -20,6 +20,7 @@
 #include <ethdev_driver.h>
 
 #include "vnapi_backend.h"
+#include "vnapi_conn.h"
 #include "vnapi_ethdev.h"
 #include "vnapi_intr.h"
 #include "vnapi_link.h"
@@ -27,20 +28,16 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_stats.h"
 
+/*
+ * The link status is recorded at each transition (start, stop, loss and
+ * return of the back end: vnapi_link_state_set()); recomputing it here could
+ * report "up" between the negotiation and the restart of the rings, and
+ * swallow that transition's LSC event.
+ */
 static int
-vnapi_dev_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
+vnapi_dev_link_update(struct rte_eth_dev *dev __rte_unused, int wait_to_complete __rte_unused)
 {
-	struct vnapi_hw *hw = dev->data->dev_private;
-	struct rte_eth_link link;
-
-	memset(&link, 0, sizeof(link));
-	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
-	link.link_autoneg = RTE_ETH_LINK_FIXED;
-	if (hw->started && vnapi_connected(hw) && !hw->no_carrier) {
-		link.link_status = RTE_ETH_LINK_UP;
-		link.link_speed = RTE_ETH_SPEED_NUM_10G;
-	}
-	return rte_eth_linkstatus_set(dev, &link);
+	return -1; /* unchanged */
 }
 
 static int
@@ -96,6 +93,9 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 		return -EINVAL;
 	}
 	hw->nb_qp = nb_qp;
+	/* Queues are laid out for the features negotiated so far: a later
+	 * back end must offer them (vnapi_backend_connect()). */
+	hw->features_fixed = true;
 	/* The eventfds outlive stop/start: an application registers the rx
 	 * interrupt fds once, after configure. */
 	ret = vnapi_backend_eventfds_open(dev, 2 * nb_qp);
@@ -214,6 +214,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->cfg.num = vp.num;
 	rxq->cfg.event_idx = vp.event_idx;
 	rxq->parse_ptype = hw->parse_ptype;
+	vnapi_gate_init_closed(&rxq->gate);
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -282,6 +283,8 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->cfg.event_idx = vp.event_idx;
 	txq->free_thresh = free_thresh;
 	txq->add_batch = virtq_publish_group(txq->vq);
+	txq->indirect_alloc = vp.indirect_max;
+	vnapi_gate_init_closed(&txq->gate);
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }
@@ -289,45 +292,43 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 static int
 vnapi_dev_start(struct rte_eth_dev *dev)
 {
-	struct vnapi_hw *hw = dev->data->dev_private;
 	uint16_t q;
 	int ret;
 
-	if (!vnapi_connected(hw)) {
-		VNAPI_INIT_LOG(ERR, "%s: the back end at %s is gone; reset the port (rte_eth_dev_reset) once it is back",
-			       dev->data->name, hw->params.path);
-		return -ENOTCONN;
-	}
-	ret = vnapi_backend_start(dev);
+	vnapi_conn_quiesce(dev);
+	ret = vnapi_conn_start(dev);
+	vnapi_conn_resume(dev);
 	if (ret != 0)
 		return ret;
-	vnapi_rxtx_select(dev);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
-	hw->started = true;
-	/* Start and stop are the application's own doing: no LSC event. */
-	vnapi_link_set(dev, !hw->no_carrier, false);
 	return 0;
 }
 
-static int
-vnapi_dev_stop(struct rte_eth_dev *dev)
+static void
+vnapi_dev_stop_quiesced(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	uint16_t q;
 
 	if (!hw->started)
-		return 0;
-	hw->started = false;
-	vnapi_link_set(dev, false, false);
+		return;
 	dev->data->dev_started = 0;
-	vnapi_backend_stop(dev);
+	vnapi_conn_stop(dev);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
+}
+
+static int
+vnapi_dev_stop(struct rte_eth_dev *dev)
+{
+	vnapi_conn_quiesce(dev);
+	vnapi_dev_stop_quiesced(dev);
+	vnapi_conn_resume(dev);
 	return 0;
 }
 
@@ -339,14 +340,17 @@ vnapi_dev_close(struct rte_eth_dev *dev)
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
-	vnapi_dev_stop(dev);
+	if (proc != NULL) {
+		vnapi_conn_quiesce(dev); /* for good: no handler after this */
+		vnapi_dev_stop_quiesced(dev);
+	}
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		vnapi_dev_rx_queue_release(dev, q);
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		vnapi_dev_tx_queue_release(dev, q);
 	vnapi_link_cancel(dev);
 	if (proc != NULL) {
-		vnapi_backend_disconnect(dev);
+		vnapi_conn_close(dev);
 		vnapi_intr_release(dev);
 		vnapi_backend_eventfds_close(dev);
 		rte_free(proc);
@@ -355,13 +359,21 @@ vnapi_dev_close(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* Reconnect to the back end (e.g. after it restarted) and renegotiate. */
+/*
+ * Drop the connection and connect anew, renegotiating from scratch (the
+ * application configures the port again). Without a back end (client) the
+ * reconnection goes on in the background; 0 is returned.
+ */
 static int
 vnapi_dev_reset(struct rte_eth_dev *dev)
 {
-	vnapi_dev_stop(dev);
-	vnapi_backend_disconnect(dev);
-	return vnapi_backend_connect(dev);
+	int ret;
+
+	vnapi_conn_quiesce(dev);
+	vnapi_dev_stop_quiesced(dev);
+	ret = vnapi_conn_reset(dev);
+	vnapi_conn_resume(dev);
+	return ret;
 }
 
 static int
@@ -393,6 +405,27 @@ vnapi_dev_accept(struct rte_eth_dev *dev __rte_unused)
 	return 0; /* promiscuous and allmulticast: the back end filters nothing */
 }
 
+/*
+ * The back end delivers every frame and vnapi does not filter: turning
+ * promiscuous or allmulticast mode off would be a lie (ethdev keeps the mode
+ * on when the op fails).
+ */
+static int
+vnapi_dev_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	VNAPI_INIT_LOG(ERR, "%s: promiscuous mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+		       dev->data->name);
+	return -ENOTSUP;
+}
+
+static int
+vnapi_dev_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	VNAPI_INIT_LOG(ERR, "%s: allmulticast mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+		       dev->data->name);
+	return -ENOTSUP;
+}
+
 const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_configure = vnapi_dev_configure,
 	.dev_start = vnapi_dev_start,
@@ -402,9 +435,9 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.dev_infos_get = vnapi_dev_infos_get,
 	.link_update = vnapi_dev_link_update,
 	.promiscuous_enable = vnapi_dev_accept,
-	.promiscuous_disable = vnapi_dev_accept,
+	.promiscuous_disable = vnapi_dev_promiscuous_disable,
 	.allmulticast_enable = vnapi_dev_accept,
-	.allmulticast_disable = vnapi_dev_accept,
+	.allmulticast_disable = vnapi_dev_allmulticast_disable,
 	.mac_addr_set = vnapi_dev_mac_addr_set,
 	.mtu_set = vnapi_dev_mtu_set,
 	.stats_get = vnapi_dev_stats_get,

@@ -28,6 +28,7 @@
 #include <ethdev_driver.h>
 
 #include "vnapi_dev.h"
+#include "vnapi_gate.h"
 #include "vnapi_intr.h"
 #include "vnapi_logs.h"
 
@@ -86,9 +87,16 @@ vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
 	uint64_t one = 1;
 	uint32_t opaque;
+	int ret = 0;
 
-	if (virtq_is_broken(rxq->vq))
-		return -EIO;
+	/* No back end: sleep. Whoever brings one back signals the call
+	 * eventfd once the ring is served again (vnapi_conn.c). */
+	if (!vnapi_gate_enter(&rxq->gate))
+		return 0;
+	if (virtq_is_broken(rxq->vq)) {
+		ret = -EIO;
+		goto out;
+	}
 	if (!virtq_intr_enabled(rxq->vq))
 		rxq->istats.arms++;
 	rxq->wake_window = false;
@@ -99,18 +107,21 @@ vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 	 * of the two sides is bound to see the other's store. */
 	opaque = virtq_enable_intr_prepare(rxq->vq);
 	if (likely(!virtq_poll(rxq->vq, opaque)))
-		return 0;
+		goto out;
 
 	rxq->istats.rescues++;
 	if (hw->params.intr_rescue == VNAPI_RESCUE_EAGAIN) {
 		virtq_disable_intr(rxq->vq);
-		return -EAGAIN;
+		ret = -EAGAIN;
+		goto out;
 	}
 	/* The back end may or may not have signalled for this work: signal
 	 * ourselves so the waiter returns now rather than at its timeout. */
 	if (write(proc->callfd[rxq->vring], &one, sizeof(one)) == sizeof(one))
 		rxq->own_signals++;
-	return 0;
+out:
+	vnapi_gate_leave(&rxq->gate);
+	return ret;
 }
 
 int
@@ -118,10 +129,19 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
-	bool armed = virtq_intr_enabled(rxq->vq);
+	bool armed;
 	uint64_t cnt = 0;
 
+	if (!vnapi_gate_enter(&rxq->gate)) {
+		/* The ring is not ours to touch; empty the counter (the wakeup
+		 * after a reconnection is our own signal). */
+		if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) < 0)
+			cnt = 0;
+		return 0;
+	}
+	armed = virtq_intr_enabled(rxq->vq);
 	virtq_disable_intr(rxq->vq);
+	vnapi_gate_leave(&rxq->gate);
 	/* Non-blocking read: the number of writes since the last read. */
 	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
 		return 0;

@@ -27,12 +27,10 @@
  */
 void vnapi_link_set(struct rte_eth_dev *dev, bool up, bool event);
 
-/**
- * The device went away (the transport saw it close): mark it disconnected,
- * mark every ring broken (bursts return 0 from now on), link down + LSC.
- * Safe from the EAL interrupt thread.
- */
-void vnapi_link_lost(struct rte_eth_dev *dev, const char *why);
+/** Set the link up or down, no event; up only while the device reports a
+ * carrier (hw->no_carrier clear). @return true if the status changed (the
+ * caller raises the LSC event, e.g. after dropping a lock). */
+bool vnapi_link_state_set(struct rte_eth_dev *dev, bool up);
 
 /**
  * A datapath found its ring broken by the device (lib/virtq rejected a

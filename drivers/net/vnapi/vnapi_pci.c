@@ -10,8 +10,9 @@
  * bus offers the device to the next driver, e.g. DPDK's net_virtio) unless
  * the device's devargs carry vnapi=1, as in
  *   -a 0000:00:03.0,vnapi=1[,packed_vq=1,...]
- * The other devargs are net_vnapi's (VNAPI_DEVARGS) minus path. Load the
- * plugin with -d: EAL loads -d plugins before its plugin directory, so
+ * The other devargs are net_vnapi's (VNAPI_DEVARGS) minus path and server
+ * (vhost-user only); reconnect_ms is ignored (the device never goes away).
+ * Load the plugin with -d: EAL loads -d plugins before its plugin directory, so
  * vnapi's PCI driver is asked before net_virtio is.
  */
 
@@ -30,6 +31,7 @@
 #include <ethdev_pci.h>
 
 #include "vnapi_backend.h"
+#include "vnapi_conn.h"
 #include "vnapi_dev.h"
 #include "vnapi_devargs.h"
 #include "vnapi_ethdev.h"
@@ -92,11 +94,13 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	ret = vnapi_devargs_parse_opt(name, rest, &params, false);
 	if (ret != 0)
 		return ret;
-	if (params.path[0] != '\0') {
-		VNAPI_INIT_LOG(ERR, "%s: devarg path is for vhost-user (net_vnapi vdev), not a PCI device",
-			       name);
+	if (params.path[0] != '\0' || params.server) {
+		VNAPI_INIT_LOG(ERR, "%s: devarg %s is for vhost-user (net_vnapi vdev), not a PCI device",
+			       name, params.server ? "server" : "path");
 		return -EINVAL;
 	}
+	/* The device never goes away: vnapi_conn.c has nothing to reconnect. */
+	params.reconnect_ms = 0;
 
 	dev = rte_eth_dev_pci_allocate(pd, sizeof(struct vnapi_hw));
 	if (dev == NULL)
@@ -125,7 +129,7 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	if (ret != 0)
 		goto err_free_proc;
 
-	ret = vnapi_backend_connect(dev);
+	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
 		goto err_free_proc;
 	vnapi_backend_log_features(dev);
@@ -139,7 +143,8 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	return 0;
 
 err_disconnect:
-	vnapi_backend_disconnect(dev);
+	vnapi_conn_quiesce(dev);
+	vnapi_conn_close(dev);
 err_free_proc:
 	rte_free(proc);
 	dev->process_private = NULL;

@@ -41,8 +41,6 @@ struct vnapi_pci {
 	uint32_t msix_table;             /**< MSI-X vectors the device has (VFIO). */
 	uint32_t msix_enabled;           /**< Vectors wired to eventfds now. */
 	int cfg_fd;                      /**< Config-change eventfd (vector 0). */
-	struct rte_intr_handle *cfg_intr;
-	bool cfg_registered;
 	bool has_mac;
 	struct rte_ether_addr mac;       /**< From the device configuration. */
 	/* The control virtqueue (multiqueue only: VQ_PAIRS_SET). */

@@ -20,6 +20,7 @@
 #include <ethdev_vdev.h>
 
 #include "vnapi_backend.h"
+#include "vnapi_conn.h"
 #include "vnapi_dev.h"
 #include "vnapi_devargs.h"
 #include "vnapi_ethdev.h"
@@ -67,21 +68,25 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	}
 	dev->process_private = proc;
 
-	ret = vnapi_backend_connect(dev);
+	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
 		goto err_free_proc;
-	vnapi_backend_log_features(dev);
+	if (!params.server)
+		vnapi_backend_log_features(dev);
 
 	ret = vnapi_eth_dev_init(dev, rte_is_zero_ether_addr(&params.mac) ? NULL : &params.mac,
 				 rte_socket_id());
 	if (ret != 0)
 		goto err_disconnect;
-	VNAPI_INIT_LOG(INFO, "%s: port %u on %s, %u queue pair(s), ring size %u",
-		       name, dev->data->port_id, params.path, params.queues, params.queue_size);
+	VNAPI_INIT_LOG(INFO, "%s: port %u on %s (%s), %u queue pair(s), ring size %u",
+		       name, dev->data->port_id, params.path,
+		       params.server ? "server: the back end connects" : "client",
+		       params.queues, params.queue_size);
 	return 0;
 
 err_disconnect:
-	vnapi_backend_disconnect(dev);
+	vnapi_conn_quiesce(dev);
+	vnapi_conn_close(dev);
 err_free_proc:
 	rte_free(proc);
 	dev->process_private = NULL;

@@ -18,6 +18,7 @@
 #include <ethdev_driver.h>
 
 #include "vnapi_dev.h"
+#include "vnapi_gate.h"
 #include "vnapi_intr.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
@@ -179,6 +180,9 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	uint16_t n, i, nb_rx = 0;
 	uint64_t bytes = 0;
 
+	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
+		return 0; /* no back end serves the ring */
+
 	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
@@ -190,6 +194,7 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		rx_pkts[nb_rx++] = m;
 	}
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
+	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
 }
 
@@ -206,6 +211,9 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	uint32_t lens[VNAPI_BURST_MAX];
 	uint16_t n, i, nb_rx = 0;
 	uint64_t bytes = 0;
+
+	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
+		return 0; /* no back end serves the ring */
 
 	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
 	/* The headers the device wrote: one cache line each, fetch them ahead. */
@@ -265,6 +273,7 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		}
 	}
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
+	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
 }
 
@@ -297,10 +306,14 @@ int
 vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt)
 {
 	struct vnapi_txq *txq = tx_queue;
+	int n;
 
-	if (virtq_is_broken(txq->vq))
-		return -EIO;
-	return (int)vnapi_tx_reclaim_max(txq, free_cnt == 0 ? UINT32_MAX : free_cnt);
+	if (!vnapi_gate_enter(&txq->gate))
+		return 0; /* the ring's buffers were reclaimed with the back end */
+	n = virtq_is_broken(txq->vq) ? -EIO :
+	    (int)vnapi_tx_reclaim_max(txq, free_cnt == 0 ? UINT32_MAX : free_cnt);
+	vnapi_gate_leave(&txq->gate);
+	return n;
 }
 
 /*
@@ -393,6 +406,12 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 	uint16_t nb_tx = 0, dropped = 0;
 	uint64_t bytes = 0;
 
+	if (unlikely(!vnapi_gate_enter(&txq->gate))) {
+		/* No back end serves the ring: refused, the caller keeps them. */
+		txq->stats.refused += nb_pkts;
+		return 0;
+	}
+
 	/*
 	 * Take back completed buffers when fewer than tx_free_thresh
 	 * descriptors (or fewer than the burst) are free. The default keeps
@@ -466,6 +485,7 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 	txq->stats.bytes += bytes;
 	if (virtq_kick_prepare(txq->vq))
 		vnapi_notify(txq->port_id, txq->vring, &txq->stats);
+	vnapi_gate_leave(&txq->gate);
 	return nb_tx;
 }
 
@@ -475,8 +495,10 @@ vnapi_rxq_flush(struct vnapi_rxq *rxq)
 {
 	void *m;
 
-	while ((m = virtq_detach_unused(rxq->vq)) != NULL)
+	while ((m = virtq_detach_unused(rxq->vq)) != NULL) {
 		rte_pktmbuf_free(m);
+		rxq->stats.reclaimed++;
+	}
 	if (rxq->mrg_head != NULL) {
 		rte_pktmbuf_free(rxq->mrg_head);
 		rxq->mrg_head = NULL;
@@ -490,8 +512,10 @@ vnapi_txq_flush(struct vnapi_txq *txq)
 {
 	void *m;
 
-	while ((m = virtq_detach_unused(txq->vq)) != NULL)
+	while ((m = virtq_detach_unused(txq->vq)) != NULL) {
 		rte_pktmbuf_free(m);
+		txq->stats.reclaimed++;
+	}
 }
 
 /* ------------------------------------------------ datapath-side queries */

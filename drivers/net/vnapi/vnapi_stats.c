@@ -99,6 +99,7 @@ static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
 	VNAPI_QSTAT("kick_errors", kick_errors),
 	VNAPI_VQSTAT("bad_used", bad_used),
+	VNAPI_QSTAT("reclaimed", reclaimed),
 	VNAPI_ISTAT("intr_arms", arms),
 	VNAPI_ISTAT("intr_rescues", rescues),
 	VNAPI_ISTAT("intr_notifications", notifications),
@@ -118,12 +119,24 @@ static const struct vnapi_xstat vnapi_txq_xstats[] = {
 	VNAPI_QSTAT("kick_errors", kick_errors),
 	VNAPI_VQSTAT("bad_used", bad_used),
 	VNAPI_VQSTAT("indirect", indirect),
+	VNAPI_QSTAT("refused", refused),
+	VNAPI_QSTAT("reclaimed", reclaimed),
+};
+
+/* Port-wide: {name, offset in struct vnapi_hw}. */
+static const struct {
+	const char *name;
+	size_t offset;
+} vnapi_port_xstats[] = {
+	{ "reconnects", offsetof(struct vnapi_hw, reconnects) },
+	{ "ctrl_protocol_violations", offsetof(struct vnapi_hw, ctrl_violations) },
 };
 
 static unsigned int
 vnapi_xstats_count(const struct rte_eth_dev *dev)
 {
-	return dev->data->nb_rx_queues * RTE_DIM(vnapi_rxq_xstats) +
+	return RTE_DIM(vnapi_port_xstats) +
+	       dev->data->nb_rx_queues * RTE_DIM(vnapi_rxq_xstats) +
 	       dev->data->nb_tx_queues * RTE_DIM(vnapi_txq_xstats);
 }
 
@@ -136,6 +149,9 @@ vnapi_dev_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *n
 
 	if (names == NULL || limit < n)
 		return n;
+	for (k = 0; k < RTE_DIM(vnapi_port_xstats); k++)
+		snprintf(names[i++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s",
+			 vnapi_port_xstats[k].name);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		for (k = 0; k < RTE_DIM(vnapi_rxq_xstats); k++)
 			snprintf(names[i++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q,
@@ -176,6 +192,11 @@ vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned
 
 	if (xs == NULL || limit < n)
 		return n;
+	for (k = 0; k < RTE_DIM(vnapi_port_xstats); k++, i++) {
+		xs[i].id = i;
+		xs[i].value = *(const uint64_t *)((const char *)dev->data->dev_private +
+						  vnapi_port_xstats[k].offset);
+	}
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];
 

@@ -11,13 +11,17 @@
  * How the driver reaches a virtio-net device: the transport ops table.
  *
  * The device layer (vnapi_backend.c) negotiates, lays out and starts the
- * rings through these calls only; the ethdev ops and the datapath never see
- * the transport. Today: the vhost-user client (vnapi_transport_vhost_user.c).
- * A vhost-user server or a virtio-pci transport is another table, chosen at
- * probe; nothing above this header changes.
+ * rings through these calls only, and the connection state machine
+ * (vnapi_conn.c) watches and re-establishes the connection through them;
+ * the ethdev ops and the datapath never see the transport (but for notify,
+ * the kick). Two tables, chosen at probe: vhost-user as the client or the
+ * server (vnapi_transport_vhost_user.c) and modern virtio-pci
+ * (vnapi_transport_pci.c: no server mode, a device that never goes away).
  *
- * Every op runs on the control path (probe, configure, start, stop, close,
- * reset) of the primary process, except where it says otherwise. Each
+ * Every op runs on the control path of the primary process: an ethdev op
+ * (probe, configure, start, stop, close, reset), or a connection handler in
+ * the EAL interrupt thread, never both at once (vnapi_conn.c serialises
+ * them). Each
  * returns 0 or a negative errno and logs its own failure with the device
  * name. The table is per process (struct vnapi_proc), never in shared
  * memory.
@@ -31,15 +35,32 @@
 #include "virtq.h"
 
 struct vnapi_transport_ops {
-	/** Short name for logs ("vhost-user client"). */
+	/** Short name for logs ("vhost-user"). */
 	const char *name;
 	/**
-	 * Reach the device and learn what it offers.
+	 * Server mode: open the endpoint back ends connect to (vhost-user:
+	 * listen on the socket path). A no-op in client mode.
+	 */
+	int (*listen)(struct rte_eth_dev *dev);
+	/** Close what listen() opened (and remove the socket file). Idempotent. */
+	void (*unlisten)(struct rte_eth_dev *dev);
+	/** Server mode: the fd to watch for a connecting back end, or -1. */
+	int (*listen_fd)(const struct rte_eth_dev *dev);
+	/**
+	 * Server mode: take a pending connection. -EAGAIN: none pending;
+	 * -EBUSY: a connection is open already (the newcomer was closed).
+	 */
+	int (*accept)(struct rte_eth_dev *dev);
+	/**
+	 * Reach the device and learn what it offers. Client: connect, retrying
+	 * for up to @p wait_ms (0: one quiet attempt, -ENOENT / -ECONNREFUSED
+	 * unlogged); server: the connection accept() took (-ENOTCONN if none).
 	 * @param offered receives the device feature bits.
 	 * @param max_qp receives the device's queue pair limit (1 without MQ).
 	 */
-	int (*connect)(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp);
-	/** Let go of the device (idempotent). Stops watch() first. */
+	int (*connect)(struct rte_eth_dev *dev, unsigned int wait_ms, uint64_t *offered,
+		       uint16_t *max_qp);
+	/** Let go of the device's connection (idempotent). */
 	void (*disconnect)(struct rte_eth_dev *dev);
 	/** Tell the device the features we take (at every start). */
 	int (*set_features)(struct rte_eth_dev *dev, uint64_t features);
@@ -54,14 +75,17 @@ struct vnapi_transport_ops {
 	int (*vring_stop)(struct rte_eth_dev *dev, uint16_t vring);
 	/** Report the driver status (VIRTIO_STATUS_*); a no-op where unsupported. */
 	int (*set_status)(struct rte_eth_dev *dev, uint8_t status);
+	/** The fd that becomes readable when the device goes away or writes
+	 * outside a request (the connection), or -1. */
+	int (*event_fd)(const struct rte_eth_dev *dev);
 	/**
-	 * Start watching for the device going away (and, later, config
-	 * changes); on loss the transport calls vnapi_link_lost() from the
-	 * EAL interrupt thread. Idempotent.
+	 * Read what the device sent outside a request, without blocking (EAL
+	 * interrupt thread, while no request runs). 0: nothing (a spurious
+	 * wakeup); -ECONNRESET: the device went away; -EPROTO: it wrote
+	 * something it may not (logged once per port, the caller drops the
+	 * connection). Never leaves the fd readable with a 0 return.
 	 */
-	int (*watch)(struct rte_eth_dev *dev);
-	/** Stop watching (idempotent; waits for a running callback). */
-	void (*unwatch)(struct rte_eth_dev *dev);
+	int (*poll)(struct rte_eth_dev *dev);
 	/** True while the connection is open in this process. */
 	bool (*is_open)(const struct rte_eth_dev *dev);
 	/**
@@ -81,7 +105,8 @@ struct vnapi_transport_ops {
 	uint64_t transport_features;
 };
 
-/** The vhost-user client: vnapi connects to the back end's socket. */
+/** vhost-user: vnapi connects to the back end's socket (client), or, with
+ * server=1, listens on it and the back end connects. */
 extern const struct vnapi_transport_ops vnapi_transport_vhost_user;
 /** Modern virtio-pci (virtio 1.x) through DPDK's PCI bus and VFIO. */
 extern const struct vnapi_transport_ops vnapi_transport_pci;

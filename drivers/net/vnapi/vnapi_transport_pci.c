@@ -32,6 +32,7 @@
 
 #include <linux/vfio.h>
 
+#include <rte_alarm.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -310,8 +311,11 @@ vpci_notify_addrs(struct vnapi_pci *p)
 	return nq;
 }
 
+/* Reset and read what the device offers. The device is there from probe
+ * on: @p wait_ms has nothing to wait for. */
 static int
-vpci_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
+vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_t *offered,
+	     uint16_t *max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
@@ -644,72 +648,86 @@ vpci_set_status(struct rte_eth_dev *dev, uint8_t status)
 			return ret;
 	}
 	vpci_w8(p, VPCI_STATUS, status);
+	if (status & VIRTIO_STATUS_DRIVER_OK)
+		/* The carrier as the device reports it now; config interrupts
+		 * (vpci_poll) follow its changes. */
+		__atomic_store_n(&hw->no_carrier, !vpci_link_up(dev), __ATOMIC_RELAXED);
 	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK))
 		return vpci_ctrl_mq(dev, hw->nb_qp);
 	return 0;
 }
 
-/* Config change (vector 0), on the EAL interrupt thread: link state. */
+/* The LSC event of a config change, raised outside vnapi_conn.c's lock
+ * (the application's callback may call ethdev ops, which take it). */
 static void
-vpci_config_cb(void *arg)
+vpci_lsc_alarm(void *arg)
 {
-	struct rte_eth_dev *dev = arg;
+	rte_eth_dev_callback_process(arg, RTE_ETH_EVENT_INTR_LSC, NULL);
+}
+
+/*
+ * The config eventfd (vector 0) is the connection's event fd: vnapi_conn.c
+ * watches it while the device is negotiated, and calls poll() when it is
+ * readable. The device never goes away, so poll() never reports a loss: it
+ * reads the link status from the device configuration and updates the link.
+ */
+static int
+vpci_event_fd(const struct rte_eth_dev *dev)
+{
+	const struct vnapi_pci *p = vpci(dev);
+
+	return p->msix_enabled > 0 ? p->cfg_fd : -1;
+}
+
+/* Config change, on the EAL interrupt thread under vnapi_conn.c's lock. */
+static int
+vpci_poll(struct rte_eth_dev *dev)
+{
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	uint64_t cnt;
 	bool up;
 
-	/* EAL does not read an EXT handle's fd: clear the eventfd here. */
-	if (read(p->cfg_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
-		return;
+	/* EAL does not read an EXT handle's fd: clear the eventfd (nonblocking;
+	 * nothing pending is a spurious wakeup). */
+	if (p->cfg_fd < 0 || read(p->cfg_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
+		return 0;
 	up = vpci_link_up(dev);
 	if (up == !__atomic_load_n(&hw->no_carrier, __ATOMIC_RELAXED))
-		return;
+		return 0;
 	__atomic_store_n(&hw->no_carrier, !up, __ATOMIC_RELAXED);
 	VNAPI_LOG(INFO, "%s: device reports link %s", dev->data->name, up ? "up" : "down");
-	if (hw->started)
-		vnapi_link_set(dev, up, true);
+	if (hw->started && vnapi_connected(hw) && vnapi_link_state_set(dev, up) &&
+	    rte_eal_alarm_set(1, vpci_lsc_alarm, dev) != 0)
+		VNAPI_LOG(ERR, "%s: cannot raise the link-state event", dev->data->name);
+	return 0;
+}
+
+/* Server mode is vhost-user's (the PCI probe refuses server=1): the device
+ * is there from probe on, nothing listens and nothing is accepted. */
+static int
+vpci_listen(struct rte_eth_dev *dev)
+{
+	VNAPI_INIT_LOG(ERR, "%s: server mode is for vhost-user, not a virtio-pci device",
+		       dev->data->name);
+	return -ENOTSUP;
 }
 
 static void
-vpci_unwatch(struct rte_eth_dev *dev)
+vpci_unlisten(struct rte_eth_dev *dev __rte_unused)
 {
-	struct vnapi_pci *p = vpci(dev);
-
-	if (!p->cfg_registered)
-		return;
-	/* -EAGAIN: the callback is running; it is short, wait for it. */
-	while (rte_intr_callback_unregister(p->cfg_intr, vpci_config_cb, dev) == -EAGAIN)
-		rte_pause();
-	p->cfg_registered = false;
 }
 
 static int
-vpci_watch(struct rte_eth_dev *dev)
+vpci_listen_fd(const struct rte_eth_dev *dev __rte_unused)
 {
-	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
-	int ret;
+	return -1;
+}
 
-	hw->no_carrier = !vpci_link_up(dev);
-	if (p->cfg_registered || p->cfg_fd < 0 || p->msix_enabled == 0)
-		return 0;
-	if (p->cfg_intr == NULL) {
-		p->cfg_intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-		if (p->cfg_intr == NULL)
-			return -ENOMEM;
-	}
-	if (rte_intr_fd_set(p->cfg_intr, p->cfg_fd) != 0 ||
-	    rte_intr_type_set(p->cfg_intr, RTE_INTR_HANDLE_EXT) != 0)
-		return -rte_errno;
-	ret = rte_intr_callback_register(p->cfg_intr, vpci_config_cb, dev);
-	if (ret != 0) {
-		VNAPI_LOG(ERR, "%s: cannot watch config interrupts: %s", dev->data->name,
-			  strerror(-ret));
-		return ret;
-	}
-	p->cfg_registered = true;
-	return 0;
+static int
+vpci_accept(struct rte_eth_dev *dev __rte_unused)
+{
+	return -ENOTSUP;
 }
 
 static void
@@ -719,11 +737,10 @@ vpci_disconnect(struct rte_eth_dev *dev)
 
 	if (p == NULL || p->common == NULL)
 		return;
-	vpci_unwatch(dev);
+	/* vnapi_conn.c stopped watching the config eventfd before this. */
+	rte_eal_alarm_cancel(vpci_lsc_alarm, dev);
 	vpci_reset(dev);
 	vpci_irqs_off(p);
-	rte_intr_instance_free(p->cfg_intr);
-	p->cfg_intr = NULL;
 	rte_free(p->cvq);
 	rte_free(p->cvq_ring);
 	rte_free(p->cvq_buf);
@@ -735,6 +752,8 @@ vpci_disconnect(struct rte_eth_dev *dev)
 	p->cfg_fd = -1;
 }
 
+/* The device is mapped from probe to remove: never "gone", so vnapi_conn.c
+ * never sees a loss or starts a reconnection for it. */
 static bool
 vpci_is_open(const struct rte_eth_dev *dev)
 {
@@ -752,6 +771,10 @@ vpci_notify(struct rte_eth_dev *dev, uint16_t vring)
 
 const struct vnapi_transport_ops vnapi_transport_pci = {
 	.name = "virtio-pci",
+	.listen = vpci_listen,
+	.unlisten = vpci_unlisten,
+	.listen_fd = vpci_listen_fd,
+	.accept = vpci_accept,
 	.connect = vpci_connect,
 	.disconnect = vpci_disconnect,
 	.set_features = vpci_set_features,
@@ -760,8 +783,8 @@ const struct vnapi_transport_ops vnapi_transport_pci = {
 	.vring_enable = vpci_vring_enable,
 	.vring_stop = vpci_vring_stop,
 	.set_status = vpci_set_status,
-	.watch = vpci_watch,
-	.unwatch = vpci_unwatch,
+	.event_fd = vpci_event_fd,
+	.poll = vpci_poll,
 	.is_open = vpci_is_open,
 	.notify = vpci_notify,
 	.transport_features = 1ULL << VIRTIO_F_ACCESS_PLATFORM,

@@ -3,27 +3,26 @@
  */
 
 /*
- * The vhost-user client transport: vnapi connects to the back end's unix
- * socket and drives it with vnapi_vhost_user.c's requests. Memory is shared
+ * The vhost-user transport: vnapi connects to the back end's unix socket
+ * (client), or listens on it and accepts the back end (server=1), and
+ * drives it with vnapi_vhost_user.c's requests. Memory is shared
  * by file descriptor (SET_MEM_TABLE over DPDK's memseg files); the rings'
  * kick and call are the eventfds of struct vnapi_proc.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal_memconfig.h>
-#include <rte_interrupts.h>
 #include <rte_memory.h>
-#include <rte_pause.h>
 
 #include <ethdev_driver.h>
 
 #include "vnapi_dev.h"
-#include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_transport.h"
 #include "vnapi_vhost_user.h"
@@ -35,17 +34,27 @@ vnapi_vu(const struct rte_eth_dev *dev)
 }
 
 static int
-vnapi_vu_connect(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
+vnapi_vu_connect(struct rte_eth_dev *dev, unsigned int wait_ms, uint64_t *offered,
+		 uint16_t *max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_vhost_user *vu = vnapi_vu(dev);
 	uint64_t proto = 0, qnum;
 	int ret;
 
-	ret = vnapi_vhost_user_connect(vu, hw->params.path, VNAPI_CONNECT_TIMEOUT_MS,
-				       VNAPI_CONNECT_RETRY_MS);
-	if (ret != 0)
-		return ret;
+	if (hw->params.server) {
+		if (vu->sock < 0)
+			return -ENOTCONN; /* nobody connected yet */
+	} else if (wait_ms == 0) {
+		ret = vnapi_vhost_user_try_connect(vu, hw->params.path);
+		if (ret != 0)
+			return ret;
+	} else {
+		ret = vnapi_vhost_user_connect(vu, hw->params.path, wait_ms,
+					       VNAPI_CONNECT_RETRY_MS);
+		if (ret != 0)
+			return ret;
+	}
 	ret = vnapi_vhost_user_get_features(vu, offered);
 	if (ret == 0)
 		ret = vnapi_vhost_user_set_owner(vu);
@@ -82,17 +91,94 @@ err_close:
 	return ret;
 }
 
-static void vnapi_vu_unwatch(struct rte_eth_dev *dev);
-
 static void
 vnapi_vu_disconnect(struct rte_eth_dev *dev)
 {
+	vnapi_vhost_user_close(vnapi_vu(dev));
+}
+
+static int
+vnapi_vu_listen(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_proc *proc = dev->process_private;
 
-	vnapi_vu_unwatch(dev);
-	rte_intr_instance_free(proc->sock_intr);
-	proc->sock_intr = NULL;
-	vnapi_vhost_user_close(&proc->vu);
+	if (!hw->params.server || proc->listen_fd >= 0)
+		return 0;
+	return vnapi_vhost_user_listen(hw->params.path, &proc->listen_fd);
+}
+
+static void
+vnapi_vu_unlisten(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_proc *proc = dev->process_private;
+
+	if (proc->listen_fd < 0)
+		return;
+	close(proc->listen_fd);
+	proc->listen_fd = -1;
+	/* Ours: created by listen(). */
+	unlink(hw->params.path);
+}
+
+static int
+vnapi_vu_listen_fd(const struct rte_eth_dev *dev)
+{
+	return ((const struct vnapi_proc *)dev->process_private)->listen_fd;
+}
+
+static int
+vnapi_vu_accept(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_proc *proc = dev->process_private;
+	struct vnapi_vhost_user extra;
+	int ret;
+
+	if (proc->listen_fd < 0)
+		return -ENOTCONN;
+	if (proc->vu.sock < 0)
+		return vnapi_vhost_user_accept(&proc->vu, proc->listen_fd, hw->params.path);
+	/* One back end at a time: a second one is turned away (taking it
+	 * off the backlog keeps the listening socket from staying readable). */
+	extra.sock = -1;
+	ret = vnapi_vhost_user_accept(&extra, proc->listen_fd, hw->params.path);
+	if (ret != 0)
+		return ret;
+	VNAPI_LOG(WARNING, "%s: a second vhost-user back end connected to %s while one is attached: closed",
+		  dev->data->name, hw->params.path);
+	vnapi_vhost_user_close(&extra);
+	return -EBUSY;
+}
+
+static int
+vnapi_vu_event_fd(const struct rte_eth_dev *dev)
+{
+	return __atomic_load_n(&vnapi_vu(dev)->sock, __ATOMIC_RELAXED);
+}
+
+static int
+vnapi_vu_poll(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	size_t bytes;
+	unsigned int nfds;
+	uint32_t request;
+	int ret;
+
+	ret = vnapi_vhost_user_poll_inbound(&proc->vu, &request, &bytes, &nfds);
+	if (ret == 0 || ret == -ECONNRESET || ret == -ENOTCONN)
+		return ret == 0 ? 0 : -ECONNRESET;
+	if (ret != -EPROTO)
+		return -ECONNRESET; /* a socket error: gone as well */
+	if (!proc->violation_logged) {
+		proc->violation_logged = true;
+		VNAPI_LOG(ERR, "%s: the vhost-user back end at %s wrote %zu bytes outside any request (request field %" PRIu32 " %s, %u fds): protocol violation; dropping the connection (logged once, counted in ctrl_protocol_violations)",
+			  dev->data->name, proc->vu.path, bytes, request,
+			  vnapi_vhost_user_request_name(request), nfds);
+	}
+	return -EPROTO;
 }
 
 static bool
@@ -231,66 +317,6 @@ vnapi_vu_set_status(struct rte_eth_dev *dev, uint8_t status)
 	return vnapi_vhost_user_set_status(vnapi_vu(dev), status);
 }
 
-static void vnapi_vu_sock_cb(void *arg);
-
-static void
-vnapi_vu_unwatch(struct rte_eth_dev *dev)
-{
-	struct vnapi_proc *proc = dev->process_private;
-
-	if (!proc->sock_intr_registered)
-		return;
-	/* -EAGAIN: the callback is running right now; wait for it. Bounded:
-	 * the callback only peeks and reports. */
-	while (rte_intr_callback_unregister(proc->sock_intr, vnapi_vu_sock_cb, dev) == -EAGAIN)
-		rte_pause();
-	proc->sock_intr_registered = false;
-}
-
-static int
-vnapi_vu_watch(struct rte_eth_dev *dev)
-{
-	struct vnapi_proc *proc = dev->process_private;
-	int ret;
-
-	if (proc->sock_intr_registered)
-		return 0;
-	if (proc->sock_intr == NULL) {
-		proc->sock_intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-		if (proc->sock_intr == NULL)
-			return -ENOMEM;
-	}
-	if (rte_intr_fd_set(proc->sock_intr, proc->vu.sock) != 0 ||
-	    rte_intr_type_set(proc->sock_intr, RTE_INTR_HANDLE_EXT) != 0)
-		return -rte_errno;
-	ret = rte_intr_callback_register(proc->sock_intr, vnapi_vu_sock_cb, dev);
-	if (ret != 0) {
-		VNAPI_LOG(ERR, "%s: cannot watch the vhost-user socket: %s",
-			  dev->data->name, strerror(-ret));
-		return ret;
-	}
-	proc->sock_intr_registered = true;
-	return 0;
-}
-
-/*
- * The back end writes nothing unsolicited on the socket, so readability is a
- * close (or a failure). Runs in the EAL interrupt thread: it only peeks,
- * reports and stops watching; the control path closes the socket.
- */
-static void
-vnapi_vu_sock_cb(void *arg)
-{
-	struct rte_eth_dev *dev = arg;
-	struct vnapi_proc *proc = dev->process_private;
-
-	if (!vnapi_vhost_user_peer_gone(&proc->vu))
-		return;
-	rte_intr_callback_unregister_pending(proc->sock_intr, vnapi_vu_sock_cb, arg, NULL);
-	proc->sock_intr_registered = false;
-	vnapi_link_lost(dev, "vhost-user back end went away");
-}
-
 /* The kick: one write to the ring's kick eventfd (datapath lcore). */
 static bool
 vnapi_vu_notify(struct rte_eth_dev *dev, uint16_t vring)
@@ -302,7 +328,11 @@ vnapi_vu_notify(struct rte_eth_dev *dev, uint16_t vring)
 }
 
 const struct vnapi_transport_ops vnapi_transport_vhost_user = {
-	.name = "vhost-user client",
+	.name = "vhost-user",
+	.listen = vnapi_vu_listen,
+	.unlisten = vnapi_vu_unlisten,
+	.listen_fd = vnapi_vu_listen_fd,
+	.accept = vnapi_vu_accept,
 	.connect = vnapi_vu_connect,
 	.disconnect = vnapi_vu_disconnect,
 	.set_features = vnapi_vu_set_features,
@@ -311,8 +341,8 @@ const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.vring_enable = vnapi_vu_vring_enable,
 	.vring_stop = vnapi_vu_vring_stop,
 	.set_status = vnapi_vu_set_status,
-	.watch = vnapi_vu_watch,
-	.unwatch = vnapi_vu_unwatch,
+	.event_fd = vnapi_vu_event_fd,
+	.poll = vnapi_vu_poll,
 	.is_open = vnapi_vu_is_open,
 	.notify = vnapi_vu_notify,
 	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,

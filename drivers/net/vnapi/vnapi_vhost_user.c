@@ -2,14 +2,19 @@
  * Copyright(c) 2026 The vnapi authors
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4 */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
@@ -409,6 +414,8 @@ vnapi_vhost_user_xfer(struct vnapi_vhost_user *vu, struct vnapi_vhost_user_msg *
 	struct vnapi_vhost_user_msg reply;
 	unsigned int timeout_ms, rx_fds = 0;
 	uint64_t deadline, v = 0;
+	size_t extra_bytes;
+	uint32_t v32;
 	bool want_reply;
 	int ret;
 
@@ -432,6 +439,22 @@ vnapi_vhost_user_xfer(struct vnapi_vhost_user *vu, struct vnapi_vhost_user_msg *
 	timeout_ms = vu->reply_timeout_ms != 0 ? vu->reply_timeout_ms :
 		VNAPI_VHOST_USER_REPLY_TIMEOUT_MS;
 	deadline = vnapi_vhost_user_now_ms() + timeout_ms;
+
+	/* Nothing may be waiting before we ask: bytes here were written
+	 * outside any request (unsolicited, or a late reply). */
+	ret = vnapi_vhost_user_poll_inbound(vu, &v32, &extra_bytes, &rx_fds);
+	if (ret == -EPROTO) {
+		VNAPI_INIT_LOG(ERR, "%s: the vhost-user back end at %s wrote %zu unsolicited bytes (request field %" PRIu32 ", %u fds) before it; protocol violation",
+			       info->name, vu->path, extra_bytes, v32, rx_fds);
+		goto drop;
+	}
+	if (ret < 0) {
+		VNAPI_INIT_LOG(ERR, "%s: the vhost-user back end at %s closed the connection",
+			       info->name, vu->path);
+		ret = -ECONNRESET;
+		goto drop;
+	}
+	rx_fds = 0;
 
 	ret = vnapi_vhost_user_send(vu->sock, msg, fds, nfds, deadline);
 	if (ret < 0) {
@@ -608,11 +631,194 @@ vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
 	return 0;
 }
 
+int
+vnapi_vhost_user_try_connect(struct vnapi_vhost_user *vu, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t plen;
+	int fd, err;
+
+	vu->sock = -1;
+	vu->protocol_features = 0;
+	vu->reply_timeout_ms = VNAPI_VHOST_USER_REPLY_TIMEOUT_MS;
+	plen = path != NULL ? strlen(path) : 0;
+	if (plen == 0 || plen >= sizeof(sun.sun_path) || plen >= sizeof(vu->path))
+		return vnapi_vhost_user_connect(vu, path, 0, 0); /* logs why */
+	memcpy(sun.sun_path, path, plen + 1);
+	memcpy(vu->path, path, plen + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		err = errno;
+		close(fd);
+		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN && err != EINTR)
+			VNAPI_INIT_LOG(ERR, "cannot connect to vhost-user socket %s: %s",
+				       path, strerror(err));
+		return -err;
+	}
+	vu->sock = fd;
+	VNAPI_INIT_LOG(INFO, "connected to vhost-user back end at %s", path);
+	return 0;
+}
+
+int
+vnapi_vhost_user_listen(const char *path, int *lfd)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct stat st;
+	size_t plen;
+	int fd, err;
+
+	*lfd = -1;
+	if (path == NULL || path[0] == '\0') {
+		VNAPI_INIT_LOG(ERR, "no vhost-user socket path given");
+		return -EINVAL;
+	}
+	plen = strlen(path);
+	if (plen >= sizeof(sun.sun_path)) {
+		VNAPI_INIT_LOG(ERR, "vhost-user socket path is %zu bytes, the limit is %zu: %s",
+			       plen, sizeof(sun.sun_path) - 1, path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sun.sun_path, path, plen + 1);
+
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			VNAPI_INIT_LOG(ERR, "server mode: %s exists and is not a socket; refusing to replace it",
+				       path);
+			return -EEXIST;
+		}
+		if (st.st_uid != geteuid()) {
+			VNAPI_INIT_LOG(ERR, "server mode: socket %s belongs to uid %u, not to us; refusing to replace it",
+				       path, (unsigned int)st.st_uid);
+			return -EEXIST;
+		}
+		/* Ours: live (someone accepts on it) or stale (left by a
+		 * process that died)? A connect tells. */
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		if (connect(fd, (const struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			close(fd);
+			VNAPI_INIT_LOG(ERR, "server mode: %s is a live socket (another process listens on it); refusing to take it over",
+				       path);
+			return -EADDRINUSE;
+		}
+		err = errno;
+		close(fd);
+		if (err != ECONNREFUSED) {
+			VNAPI_INIT_LOG(ERR, "server mode: cannot tell whether %s is in use: %s",
+				       path, strerror(err));
+			return -err;
+		}
+		if (unlink(path) != 0 && errno != ENOENT) {
+			err = errno;
+			VNAPI_INIT_LOG(ERR, "server mode: cannot remove the stale socket %s: %s",
+				       path, strerror(err));
+			return -err;
+		}
+		VNAPI_INIT_LOG(NOTICE, "server mode: removed the stale socket %s", path);
+	}
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (const struct sockaddr *)&sun, sizeof(sun)) != 0 || listen(fd, 4) != 0) {
+		err = errno;
+		close(fd);
+		VNAPI_INIT_LOG(ERR, "server mode: cannot listen on %s: %s", path, strerror(err));
+		return -err;
+	}
+	VNAPI_INIT_LOG(INFO, "listening for a vhost-user back end on %s", path);
+	*lfd = fd;
+	return 0;
+}
+
+int
+vnapi_vhost_user_accept(struct vnapi_vhost_user *vu, int lfd, const char *path)
+{
+	int fd;
+
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return -EAGAIN;
+		return -errno;
+	}
+	vu->sock = fd;
+	vu->protocol_features = 0;
+	vu->reply_timeout_ms = VNAPI_VHOST_USER_REPLY_TIMEOUT_MS;
+	snprintf(vu->path, sizeof(vu->path), "%s", path);
+	VNAPI_INIT_LOG(INFO, "a vhost-user back end connected to %s", path);
+	return 0;
+}
+
 void
 vnapi_vhost_user_close(struct vnapi_vhost_user *vu)
 {
 	vnapi_vhost_user_drop(vu);
 	vu->protocol_features = 0;
+}
+
+int
+vnapi_vhost_user_poll_inbound(struct vnapi_vhost_user *vu, uint32_t *request, size_t *bytes,
+			      unsigned int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * VHOST_USER_MAX_FDS)];
+		struct cmsghdr align;
+	} ctrl;
+	uint8_t buf[VNAPI_VU_HDR_SIZE + VNAPI_VU_PAYLOAD_MAX];
+	struct vnapi_vhost_user_hdr hdr;
+	size_t total = 0;
+	unsigned int fds = 0;
+	int sock = vu->sock;
+
+	*request = 0;
+	*bytes = 0;
+	*nfds = 0;
+	if (sock < 0)
+		return -ENOTCONN;
+	/* Read everything queued (bounded: a few buffers' worth), closing any
+	 * descriptor that came along. */
+	for (;;) {
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl.buf,
+			.msg_controllen = sizeof(ctrl.buf),
+		};
+		ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0)
+			return total > 0 ? -EPROTO : -errno;
+		fds += vnapi_vhost_user_drop_fds(&mh);
+		if (n == 0) {
+			if (total == 0 && fds == 0)
+				return -ECONNRESET;
+			break;
+		}
+		if (total == 0 && (size_t)n >= sizeof(hdr)) {
+			memcpy(&hdr, buf, sizeof(hdr));
+			*request = hdr.request;
+		}
+		total += (size_t)n;
+		if (total >= 4 * sizeof(buf))
+			break;
+	}
+	*bytes = total;
+	*nfds = fds;
+	return total > 0 || fds > 0 ? -EPROTO : 0;
 }
 
 bool

@@ -9,15 +9,17 @@
  * @file
  * @internal
  * The front-end (driver) side of the vhost-user protocol over a unix socket,
- * client mode. Synchronous request/reply; every reply is validated (size,
+ * as the client (vnapi connects) or the server (vnapi listens and accepts). Synchronous request/reply; every reply is validated (size,
  * request code, flags, fd count) before its payload is used.
  *
  * The message codec (vnapi_vhost_user_check_reply()) is a pure function so
  * that it can be fuzzed without a socket.
  *
  * @note Thread safety: none. The control path (probe, start, stop, close)
- * owns the connection; the only other user is the disconnect detector, which
- * only peeks (vnapi_vhost_user_peer_gone()).
+ * owns the connection; the EAL interrupt thread reads what arrives outside a
+ * request (vnapi_vhost_user_poll_inbound()) only while no request runs.
+ * Before each request, bytes already waiting on the socket are a protocol
+ * violation (-EPROTO, connection closed).
  *
  * Errors of the request functions: 0 on success, or
  * - -ENOTCONN: not connected (never connected, or closed after an error);
@@ -119,6 +121,44 @@ struct vnapi_vhost_user {
  */
 int vnapi_vhost_user_connect(struct vnapi_vhost_user *vu, const char *path,
 			     unsigned int timeout_ms, unsigned int retry_ms);
+
+/**
+ * One connection attempt, quiet when the back end is not there (yet):
+ * -ENOENT and -ECONNREFUSED are returned without a log line (reconnection
+ * retries; the caller logs once). Initialises @p vu as
+ * vnapi_vhost_user_connect() does.
+ */
+int vnapi_vhost_user_try_connect(struct vnapi_vhost_user *vu, const char *path);
+
+/**
+ * Server mode: listen on @p path (non-blocking, SOCK_CLOEXEC). A socket file
+ * already there is removed only if it is ours (same uid) and stale (a
+ * connect is refused); a live socket gives -EADDRINUSE, anything else at
+ * the path (a file, someone else's socket) -EEXIST. Each failure is logged.
+ * @param lfd receives the listening socket.
+ */
+int vnapi_vhost_user_listen(const char *path, int *lfd);
+
+/**
+ * Server mode: take one pending connection from @p lfd into @p vu
+ * (initialising it as vnapi_vhost_user_connect() does).
+ * @return 0; -EAGAIN when none is pending; another -errno on failure.
+ */
+int vnapi_vhost_user_accept(struct vnapi_vhost_user *vu, int lfd, const char *path);
+
+/**
+ * Read whatever the back end wrote outside a request, without blocking
+ * (the back end never writes unsolicited on this socket: anything read is a
+ * protocol violation). Descriptors that came along are closed.
+ * @param request receives the request field of the first message (0 if
+ *   fewer than a header's bytes came).
+ * @param bytes, nfds receive how much was read.
+ * @return 0 nothing pending; -EPROTO something was read (the caller drops
+ *   the connection); -ECONNRESET the back end closed it; -ENOTCONN not
+ *   connected; another -errno on a socket error.
+ */
+int vnapi_vhost_user_poll_inbound(struct vnapi_vhost_user *vu, uint32_t *request,
+				  size_t *bytes, unsigned int *nfds);
 
 /** Close the connection (idempotent). */
 void vnapi_vhost_user_close(struct vnapi_vhost_user *vu);

@@ -92,6 +92,8 @@ check_params(const struct vnapi_params *got, const struct vnapi_params *want)
 	CHECK_EQ(got->in_order, want->in_order);
 	CHECK_EQ(got->indirect, want->indirect);
 	CHECK_EQ(got->intr_rescue, want->intr_rescue);
+	CHECK_EQ(got->server, want->server);
+	CHECK_EQ(got->reconnect_ms, want->reconnect_ms);
 	return 0;
 teardown:
 	return -1;
@@ -105,18 +107,29 @@ static const struct {
 	{ "path=/run/x.sock",      /* the defaults */
 	  { .path = "/run/x.sock", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL } },
+	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
 	{ "path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
 	  "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain",
 	  { .path = "/s", .queues = 16, .queue_size = 32768,
 	    .mac = { .addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } },
 	    .mrg_rxbuf = false, .event_idx = false, .packed_vq = true, .in_order = false,
-	    .indirect = false, .intr_rescue = VNAPI_RESCUE_EAGAIN } },
+	    .indirect = false, .intr_rescue = VNAPI_RESCUE_EAGAIN,
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+	{ "path=/s,server=1,reconnect_ms=0",
+	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
+	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0 } },
+	{ "path=/s,server=0,reconnect_ms=60000",
+	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
+	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000 } },
 	{ "path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
 	  "in_order=1,indirect=1,intr_rescue=signal",
 	  { .path = "/s", .queues = 1, .queue_size = 64,
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL } },
+	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
 };
 
 static int
@@ -199,6 +212,11 @@ static const struct {
 	{ "path=/s,indirect=2", "indirect" },
 	{ "path=/s,intr_rescue=sometimes", "intr_rescue" },
 	{ "path=/s,intr_rescue=SIGNAL", "intr_rescue" },
+	{ "path=/s,server=yes", "server" },
+	{ "path=/s,server=2", "server" },
+	{ "path=/s,reconnect_ms=60001", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=-1", "reconnect_ms" },
+	{ "path=/s,reconnect_ms=1s", "reconnect_ms" },
 	{ "path=", "path" },
 	{ "path=/s,queues=1,queues=2", "queues" },        /* given twice */
 	{ "path=/s,path=/t", "path" },
@@ -275,7 +293,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 10);
+	CHECK_EQ(n, 12);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");

@@ -75,6 +75,9 @@ static const char *const fb_fault_names[FB_FAULT_COUNT] = {
 	[FB_NACK] = "nack",
 	[FB_TRUNCATED] = "truncated payload",
 	[FB_WRONG_INDEX] = "wrong vring index",
+	[FB_UNSOLICITED] = "unsolicited message after the reply",
+	[FB_UNSOLICITED_FD] = "unsolicited message with an fd after the reply",
+	[FB_LATE_DUPLICATE] = "reply sent twice",
 };
 
 const char *
@@ -195,6 +198,46 @@ fb_write(struct fake_backend *fb, const void *buf, size_t len, int fd)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* A 20-byte message with request field @p request, outside any request. */
+static int
+fb_write_unsolicited(struct fake_backend *fb, uint32_t request, int with_fd)
+{
+	uint8_t msg[FB_HDR_SIZE + 8];
+	uint32_t flags = FB_VERSION, size = 8;
+	uint64_t v = 0x5a5a;
+	int fd = -1, ret;
+
+	memcpy(msg, &request, 4);
+	memcpy(msg + 4, &flags, 4);
+	memcpy(msg + 8, &size, 4);
+	memcpy(msg + 12, &v, 8);
+	if (with_fd)
+		fd = eventfd(0, EFD_CLOEXEC);
+	ret = fb_write(fb, msg, sizeof(msg), fd);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* What FB_UNSOLICITED* / FB_LATE_DUPLICATE write after the answer. */
+static int
+fb_after(struct fake_backend *fb, enum fb_fault after, uint32_t request, const void *reply,
+	 size_t len)
+{
+	switch (after) {
+	case FB_UNSOLICITED:
+		return fb_write_unsolicited(fb, request, 0) < 0 ? -1 : 0;
+	case FB_UNSOLICITED_FD:
+		return fb_write_unsolicited(fb, request, 1) < 0 ? -1 : 0;
+	case FB_LATE_DUPLICATE:
+		if (reply == NULL)
+			return fb_write_unsolicited(fb, request, 0) < 0 ? -1 : 0;
+		return fb_write(fb, reply, len, -1) < 0 ? -1 : 0;
+	default:
+		return 0;
+	}
+}
+
 static uint32_t
 fb_u32(const uint8_t *p)
 {
@@ -269,7 +312,7 @@ fb_serve_one(struct fake_backend *fb)
 	uint32_t rflags, rsize, rrequest;
 	uint64_t value = 0;
 	enum fb_reply kind;
-	enum fb_fault fault;
+	enum fb_fault fault, after = FB_OK;
 	size_t out_len;
 	int extra_fd = -1, ret;
 
@@ -297,6 +340,10 @@ fb_serve_one(struct fake_backend *fb)
 	fault = r.request < FB_MAX_REQUEST ? fb->cfg.faults[r.request] : FB_OK;
 	pthread_cond_broadcast(&fb->cond);
 	pthread_mutex_unlock(&fb->lock);
+	if (fault == FB_UNSOLICITED || fault == FB_UNSOLICITED_FD || fault == FB_LATE_DUPLICATE) {
+		after = fault;
+		fault = FB_OK;
+	}
 
 	/* Apply the request. */
 	switch (r.request) {
@@ -339,7 +386,7 @@ fb_serve_one(struct fake_backend *fb)
 		return 0;
 	kind = fb_reply_kind(r.request);
 	if (kind == FB_REPLY_NONE && !(r.flags & FB_FLAG_NEED_REPLY))
-		return 0;
+		return fb_after(fb, after, r.request, NULL, 0);
 
 	/* Reply (or ack): header then 8 bytes, then the fault. */
 	rrequest = r.request;
@@ -392,7 +439,7 @@ fb_serve_one(struct fake_backend *fb)
 		close(extra_fd);
 	if (ret < 0 || fault == FB_TRUNCATED)
 		return -1;
-	return 0;
+	return fb_after(fb, after, r.request, out, out_len);
 
 fail:
 	for (unsigned int i = 0; i < r.nfds; i++)
@@ -627,6 +674,14 @@ fake_backend_drop(struct fake_backend *fb)
 	while (fb->drops_done == done)
 		pthread_cond_wait(&fb->cond, &fb->lock);
 	pthread_mutex_unlock(&fb->lock);
+}
+
+int
+fake_backend_send_unsolicited(struct fake_backend *fb, uint32_t request, int with_fd)
+{
+	if (__atomic_load_n(&fb->conn, __ATOMIC_ACQUIRE) < 0)
+		return -1;
+	return fb_write_unsolicited(fb, request, with_fd);
 }
 
 unsigned int

@@ -45,6 +45,10 @@ enum fb_fault {
 	FB_NACK,          /**< Ack (or u64 value) of 1. */
 	FB_TRUNCATED,     /**< Size field 8, 4 payload bytes, then close. */
 	FB_WRONG_INDEX,   /**< STATE reply naming vring index + 1. */
+	/* These answer normally, then write more (any request). */
+	FB_UNSOLICITED,    /**< Then a 20-byte message nobody asked for. */
+	FB_UNSOLICITED_FD, /**< Then a 20-byte message carrying an eventfd. */
+	FB_LATE_DUPLICATE, /**< Then the same reply again (a late reply). */
 	FB_FAULT_COUNT,
 };
 
@@ -89,6 +93,13 @@ unsigned int fake_backend_wait(struct fake_backend *fb, unsigned int n, unsigned
 
 /** Copy record @p i; -1 if there is none. */
 int fake_backend_record(struct fake_backend *fb, unsigned int i, struct fb_record *out);
+
+/**
+ * Write a 20-byte message (request field @p request, a u64 payload) on the
+ * current connection now, outside any request, with an eventfd attached if
+ * @p with_fd. @return 0, or -1 if no connection is open.
+ */
+int fake_backend_send_unsolicited(struct fake_backend *fb, uint32_t request, int with_fd);
 
 /** Close the current connection now (returns once it is closed). */
 void fake_backend_drop(struct fake_backend *fb);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -895,6 +896,166 @@ teardown:
 	return rc;
 }
 
+/* ---- what the back end writes outside a request ---- */
+
+/* Wait until @p fd is readable (bounded). */
+static bool
+wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms) == 1;
+}
+
+struct unsolicited_case {
+	enum fb_fault fault;
+	size_t bytes;        /**< What poll_inbound() must read. */
+	unsigned int nfds;   /**< And the descriptors it must close. */
+};
+
+static const struct unsolicited_case unsolicited_msg = { FB_UNSOLICITED, 20, 0 };
+static const struct unsolicited_case unsolicited_fd = { FB_UNSOLICITED_FD, 20, 1 };
+static const struct unsolicited_case unsolicited_dup = { FB_LATE_DUPLICATE, 20, 0 };
+
+/* The interrupt thread's read: everything is consumed (the socket is not
+ * readable any more), counted, the fds closed, -EPROTO. */
+static int
+test_unsolicited_poll(const void *arg)
+{
+	const struct unsolicited_case *c = arg;
+	struct fb_config cfg = { .features = 0x1234 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	unsigned int nfds;
+	uint32_t request;
+	size_t bytes;
+	uint64_t v;
+	int rc = -1;
+
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	/* Nothing pending: 0, nothing consumed. */
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), 0);
+	CHECK_EQ(bytes, 0);
+	fake_backend_set_fault(fb, VHOST_USER_GET_FEATURES, c->fault);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(v, 0x1234);
+	CHECK(wait_readable(vu.sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), -EPROTO);
+	CHECK_EQ(request, VHOST_USER_GET_FEATURES);
+	CHECK_EQ(bytes, c->bytes);
+	CHECK_EQ(nfds, c->nfds);
+	/* Read to the end: a level-triggered watch would not fire again. */
+	CHECK(!wait_readable(vu.sock, 0));
+	/* Then the back end closes: -ECONNRESET. */
+	fake_backend_drop(fb);
+	CHECK(wait_readable(vu.sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), -ECONNRESET);
+	rc = 0;
+teardown:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* Bytes already waiting when a request starts: -EPROTO, connection closed. */
+static int
+test_unsolicited_before_request(const void *arg)
+{
+	const struct unsolicited_case *c = arg;
+	struct fb_config cfg = { .features = 0x1234 };
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	uint64_t v;
+	int rc = -1;
+
+	fb = setup(&vu, &cfg, false);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(fake_backend_send_unsolicited(fb, 42, c->nfds), 0);
+	CHECK(wait_readable(vu.sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), -EPROTO);
+	CHECK_EQ(vu.sock, -1);
+	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+	/* Only GET_FEATURES reached the back end. */
+	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
+	rc = 0;
+teardown:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
+/* Server mode: stale socket removed, live one and a plain file refused. */
+static int
+test_listen(const void *arg)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct fb_config cfg = { .features = 0x1234 };
+	struct vnapi_vhost_user vu = { .sock = -1 }, cl = { .sock = -1 };
+	struct fake_backend *fb = NULL;
+	char dir[] = "/tmp/vnapi-listen-XXXXXX", path[64];
+	int lfd = -1, fd = -1, rc = -1;
+	uint64_t v;
+
+	(void)arg;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	/* A plain file: -EEXIST, left alone. */
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	fd = -1;
+	CHECK_EQ(vnapi_vhost_user_listen(path, &lfd), -EEXIST);
+	CHECK_EQ(lfd, -1);
+	CHECK_EQ(access(path, F_OK), 0);
+	CHECK_EQ(unlink(path), 0);
+	/* A stale socket (bound, its owner gone): removed, then ours. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	CHECK_EQ(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+	fd = -1;
+	CHECK_EQ(vnapi_vhost_user_listen(path, &lfd), 0);
+	CHECK(lfd >= 0);
+	/* Nobody connecting yet: -EAGAIN, never blocks. */
+	CHECK_EQ(vnapi_vhost_user_accept(&vu, lfd, path), -EAGAIN);
+	/* Live (ours, listening): a second listener is refused. */
+	CHECK_EQ(vnapi_vhost_user_listen(path, &fd), -EADDRINUSE);
+	CHECK_EQ(fd, -1);
+	/* A client connects and is accepted. */
+	CHECK_EQ(vnapi_vhost_user_connect(&cl, path, 0, 0), 0);
+	CHECK(wait_readable(lfd, 1000));
+	CHECK_EQ(vnapi_vhost_user_accept(&vu, lfd, path), 0);
+	CHECK(vu.sock >= 0);
+	CHECK(strcmp(vu.path, path) == 0);
+	vnapi_vhost_user_close(&cl);
+	vnapi_vhost_user_close(&vu);
+	close(lfd);
+	lfd = -1;
+	unlink(path);
+	/* Someone else's live socket (the fake back end's): refused. */
+	fb = fake_backend_start(&cfg);
+	CHECK(fb != NULL);
+	CHECK_EQ(vnapi_vhost_user_listen(fake_backend_path(fb), &lfd), -EADDRINUSE);
+	CHECK_EQ(vnapi_vhost_user_connect(&cl, fake_backend_path(fb), 1000, 10), 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(&cl, &v), 0);
+	CHECK_EQ(v, 0x1234);
+	rc = 0;
+teardown:
+	vnapi_vhost_user_close(&cl);
+	vnapi_vhost_user_close(&vu);
+	if (lfd >= 0)
+		close(lfd);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	rmdir(dir);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
 /* ---- the table ---- */
 
 static const bool ack_off = false, ack_on = true;
@@ -915,6 +1076,12 @@ static const struct unit_case fixed_cases[] = {
 	{ "connect: back end listens late", test_connect_retry, NULL },
 	{ "connect: path too long / empty", test_connect_bad_path, NULL },
 	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", test_mem_table_limits, NULL },
+	{ "unsolicited message after a reply: read, -EPROTO", test_unsolicited_poll, &unsolicited_msg },
+	{ "unsolicited message with an fd: read, fd closed, -EPROTO", test_unsolicited_poll, &unsolicited_fd },
+	{ "late (duplicate) reply: read, -EPROTO", test_unsolicited_poll, &unsolicited_dup },
+	{ "unsolicited message before a request: -EPROTO, closed", test_unsolicited_before_request, &unsolicited_msg },
+	{ "unsolicited fd before a request: -EPROTO, closed", test_unsolicited_before_request, &unsolicited_fd },
+	{ "server: stale socket removed, live or foreign refused, accept", test_listen, NULL },
 };
 
 #define N_CASES (ARRAY_SIZE(fixed_cases) + ARRAY_SIZE(cr_cases) + ARRAY_SIZE(fault_cases))

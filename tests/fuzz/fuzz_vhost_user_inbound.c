@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * Fuzz target for what a vhost-user back end writes outside a request:
+ * vnapi_vhost_user_poll_inbound() (the EAL interrupt thread's read of the
+ * connection) and the check every request makes before it sends.
+ *
+ * Input: byte 0 is a mode (bit 0: an eventfd rides with the bytes; bit 1:
+ * the back end closes after writing; bit 2: a request is made instead of a
+ * poll), the rest (at most 1024 bytes) is written on one end of a
+ * socketpair. Whatever the bytes, poll_inbound must read them all (the
+ * socket is not readable afterwards, so a level-triggered watch does not
+ * fire again), report -EPROTO with the exact count (0 and -ECONNRESET only
+ * for nothing and a bare close), close every received descriptor, and a
+ * request must fail with -EPROTO and close the connection.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "vnapi_vhost_user.h"
+
+#include "fuzz.h"
+
+#define FUZZ_MAX_BYTES 1024
+
+static void
+fuzz_send(int fd, const uint8_t *buf, size_t len, int pass_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	uint8_t zero = 0;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (len == 0 && pass_fd < 0)
+		return;
+	if (len == 0) {
+		/* An fd needs at least one byte to ride on. */
+		iov.iov_base = &zero;
+		iov.iov_len = 1;
+	}
+	if (pass_fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&ctrl, 0, sizeof(ctrl));
+		mh.msg_control = ctrl.buf;
+		mh.msg_controllen = sizeof(ctrl.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(pass_fd));
+	}
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
+		abort();
+}
+
+static bool
+fuzz_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool quiet;
+	struct vnapi_vhost_user vu = { .sock = -1, .path = "fuzz" };
+	size_t len, want, bytes = 0;
+	unsigned int nfds = 0;
+	uint32_t request;
+	bool with_fd, close_after, via_request;
+	int sv[2], efd = -1, ret;
+	uint64_t v;
+
+	if (!quiet) {
+		rte_log_set_global_level(RTE_LOG_EMERG);
+		quiet = true;
+	}
+	if (size < 1)
+		return 0;
+	with_fd = data[0] & 1;
+	close_after = data[0] & 2;
+	via_request = data[0] & 4;
+	len = RTE_MIN(size - 1, (size_t)FUZZ_MAX_BYTES);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		abort();
+	if (with_fd) {
+		efd = eventfd(0, EFD_CLOEXEC);
+		if (efd < 0)
+			abort();
+	}
+	fuzz_send(sv[1], data + 1, len, efd);
+	want = len == 0 && with_fd ? 1 : len;
+	if (efd >= 0)
+		close(efd);
+	if (close_after) {
+		close(sv[1]);
+		sv[1] = -1;
+	}
+	vu.sock = sv[0];
+	vu.reply_timeout_ms = 50;
+
+	if (via_request) {
+		ret = vnapi_vhost_user_get_features(&vu, &v);
+		if (want > 0 || close_after) {
+			/* Unsolicited bytes, or a close: refused before sending. */
+			if ((want > 0 && ret != -EPROTO) || (want == 0 && ret != -ECONNRESET) ||
+			    vu.sock != -1)
+				abort();
+		} else if (ret != -ETIMEDOUT || vu.sock != -1) {
+			abort(); /* the peer never answers */
+		}
+	} else {
+		ret = vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds);
+		if (want == 0)
+			ret = close_after ? (ret == -ECONNRESET ? 0 : -1) : (ret == 0 ? 0 : -1);
+		else
+			ret = ret == -EPROTO && bytes == want && nfds == (with_fd ? 1u : 0u) &&
+			      (close_after || !fuzz_readable(vu.sock)) ? 0 : -1;
+		if (ret != 0)
+			abort();
+		vnapi_vhost_user_close(&vu);
+	}
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return 0;
+}

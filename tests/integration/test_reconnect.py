@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""The back end dies and comes back: a front end in testpmd must recover by itself.
+
+Usage: test_reconnect.py MODE FRONTEND [CYCLES]
+  MODE      client: the front end connects to net_vhost (vhost-user server);
+            server: the front end listens (server=1), net_vhost connects (client=1);
+            intr: vnapi-fwd in interrupt mode is the front end (see run_intr; $VNAPI_FWD);
+            promisc: promiscuous/allmulticast off refused, foreign frames delivered (run_promisc)
+  FRONTEND  vnapi | virtio_user, optionally with devargs ('vnapi:packed_vq=1')
+  CYCLES    back-end restarts (default 5)
+Exit status 0 = pass, 1 = fail.
+
+Each cycle: traffic runs (odd cycles: the front end transmits; even cycles: it forwards what the
+back end sends), the back end is SIGKILLed, a new one started on the same socket; meanwhile vnapi
+gets 'port stop' / 'port start' (odd) or 'port stop' / 'port reset' / 'port start' (even), which
+must succeed without a back end and leave the reconnection to itself. The front end
+must print one LSC event for the link going down and one for it coming back, with nobody
+touching it; then the traffic sent in each direction is counted exactly, the front end's fd
+count is what it was at the start, and after 'port stop' its mbuf pool holds exactly the mbufs
+it held at the start (every buffer of the old rings reclaimed). vnapi must also have counted
+what it refused while down (tx_q0_refused) and one reconnection per cycle. The recovery time
+(new back end's socket ready -> front end's link-up event) is printed per cycle.
+"""
+
+import os
+import re
+import signal
+import sys
+import time
+
+from vnapitools import harness as h
+
+TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '1'))
+DRAIN_S = 30.0
+PROC_DEADLINE = 300.0
+LSC_RE = r'Port 0: link state change event'
+
+
+Failure = h.CheckFailed
+check = h.check
+
+
+def start_backend(s, mode, sock):
+    """net_vhost in testpmd: the server (client mode of the front end) or the client."""
+    if mode == 'client':
+        b, _ = h.start_backend(s.workdir, sock=sock, deadline=PROC_DEADLINE)
+        return s.add(b)
+    prefix = h.unique('b')
+    vdev = 'net_vhost0,iface=%s,queues=1,client=1' % sock
+    argv = h.testpmd_argv(prefix, h.BACKEND_LCORES, [vdev])
+    b = s.add(h.start_testpmd('backend', argv, prefix, deadline=PROC_DEADLINE))
+    b.wait_prompt(60.0)
+    return b
+
+
+def fd_count(pid):
+    return len(os.listdir('/proc/%d/fd' % pid))
+
+
+def mempool_in_use(p):
+    """Mbufs of the front end's pool that are not in the pool (testpmd's dump_mempool)."""
+    r = p.cmd('dump_mempool')
+    size = re.search(r'\n\s*size=(\d+)', r)
+    cached = re.search(r'total_cache_count=(\d+)', r)
+    common = re.search(r'common_pool_count=(\d+)', r)
+    if not (size and cached and common):
+        raise Failure('dump_mempool: no size / total_cache_count / common_pool_count:\n%s'
+                      % r[-2000:])
+    return int(size.group(1)) - int(cached.group(1)) - int(common.group(1))
+
+
+def xstat(p, name):
+    return p.port_xstats().get(name)
+
+
+def one_way(tx, rx):
+    """tx sends for TRAFFIC_S; rx must receive exactly what tx's PMD accepted."""
+    for p in (tx, rx):
+        p.cmd('clear port stats all')
+    rx.start_fwd('rxonly')
+    tx.start_fwd('txonly')
+    time.sleep(TRAFFIC_S)  # traffic time, not a wait for an event
+    tx.stop_fwd()
+    sent = tx.port_stats()['TX-packets']
+    h.wait_counter(rx, 'RX-packets', sent, DRAIN_S)
+    rx.stop_fwd()
+    check(sent > 0 and rx.port_stats()['RX-packets'] == sent,
+          '%s -> %s: %d sent, %d received' % (tx.name, rx.name, sent, sent))
+
+
+def port_cycle_in_use(fe):
+    """'port stop' takes every buffer back: the pool's in-use count then; 'port start' again."""
+    r = fe.cmd('port stop 0', timeout=30.0)
+    if 'Stopping ports' not in r and 'Done' not in r:
+        raise Failure('port stop 0: %r' % r)
+    n = mempool_in_use(fe)
+    fe.cmd('port start 0', timeout=30.0)
+    return n
+
+
+def run(mode, frontend, cycles):
+    fe_spec = h.FrontEnd(frontend)
+    is_vnapi = fe_spec.name == 'vnapi'
+    extra = ['server=1'] if mode == 'server' else []
+    recoveries = []
+    with h.Session('rc') as s:
+        sock = s.workdir.socket()
+        if mode == 'client':
+            backend = start_backend(s, mode, sock)
+            fe = s.add(h.start_frontend(fe_spec, sock, deadline=PROC_DEADLINE,
+                                        extra_devargs=extra,
+                                        app_extra=['--print-event', 'intr_lsc']))
+        else:
+            # net_virtio_user's server mode waits in probe for the back end: start the front
+            # end without waiting for its prompt, then the back end.
+            fe = s.add(h.start_frontend(fe_spec, sock, deadline=PROC_DEADLINE,
+                                        extra_devargs=extra, wait=False,
+                                        app_extra=['--print-event', 'intr_lsc']))
+            h.poll_until(lambda: os.path.exists(sock), 30.0, interval=0.05,
+                         what='front end listening on %s' % sock)
+            backend = start_backend(s, mode, sock)
+            fe.wait_prompt(60.0)
+        h.poll_until(backend.link_up, 30.0, what='backend link up')
+        h.poll_until(fe.link_up, 30.0, what='front-end link up')
+        one_way(backend, fe)
+        one_way(fe, backend)
+        in_use0 = port_cycle_in_use(fe)
+        h.poll_until(fe.link_up, 30.0, what='front-end link up after port start')
+        fds0 = fd_count(fe.pid)
+        print('  start: front end holds %d mbufs when stopped, %d fds' % (in_use0, fds0))
+
+        for c in range(1, cycles + 1):
+            print('cycle %d/%d' % (c, cycles), flush=True)
+            refused0 = xstat(fe, 'tx_q0_refused') if is_vnapi else None
+            if c % 2:
+                backend.start_fwd('rxonly')
+                fe.start_fwd('txonly')
+            else:
+                fe.start_fwd('io')
+                backend.start_fwd('txonly')
+            h.poll_until(lambda: sum(fe.port_stats().get(k, 0)
+                                     for k in ('RX-packets', 'TX-packets')) > 0,
+                         15.0, what='traffic through the front end')
+            mark = fe.mark()
+            backend.kill()                       # SIGKILL by PID, mid-traffic
+            check(backend.wait_exit(10.0) is not None, 'back end killed')
+            fe.wait_for(LSC_RE, 20.0, since=mark, what='LSC event (link down)')
+            h.poll_until(lambda: not fe.link_up(), 10.0, what='front-end link down')
+            if is_vnapi and c % 2:
+                # Still transmitting into a link that is down: refused and counted.
+                h.poll_until(lambda: xstat(fe, 'tx_q0_refused') > refused0, 10.0,
+                             what='tx_q0_refused growing while down')
+            if is_vnapi:
+                # The application's own ops while the back end is away: they must work and
+                # must not disturb the reconnection (odd: stop/start; even: stop/reset/start).
+                fe.stop_fwd()
+                fe.cmd('port stop 0', timeout=30.0)
+                if c % 2 == 0:
+                    r = fe.cmd('port reset 0', timeout=30.0)
+                    check('Fail' not in r and 'rror' not in r, 'port reset 0 while down: %r'
+                          % r.strip()[-80:])
+                r = fe.cmd('port start 0', timeout=30.0)
+                check('Fail' not in r and 'rror' not in r, 'port start 0 while down: %r'
+                      % r.strip()[-80:])
+                check(not fe.link_up(), 'link still down after port start without a back end')
+            if mode == 'client':
+                os.unlink(sock)  # the dead server's socket file: lib/vhost will not bind over it
+            mark_up = fe.mark()
+            t_new = time.monotonic()
+            backend = start_backend(s, mode, sock)
+            t_ready = time.monotonic()
+            fe.wait_for(LSC_RE, 30.0, since=mark_up, what='LSC event (link up)')
+            t_up = fe.find_all(LSC_RE, since=mark_up)[0][0].t
+            h.poll_until(fe.link_up, 10.0, what='front-end link up')
+            lsc = len(fe.find_all(LSC_RE, since=mark))
+            check(lsc == 2 if is_vnapi else lsc >= 2,
+                  '%d LSC events for the outage (down, up)' % lsc)
+            for ln, _ in fe.find_all(r'vnapi: ', since=mark):
+                print('  | %+.3f s %s' % (ln.t - t_ready, ln.text[:160]))
+            recoveries.append((t_up - t_ready, t_up - t_new))
+            print('  recovery: %.3f s after the new back end was ready (%.3f s after its start)'
+                  % recoveries[-1], flush=True)
+            fe.stop_fwd()
+            h.poll_until(backend.link_up, 30.0, what='backend link up')
+            one_way(backend, fe)
+            one_way(fe, backend)
+            n = port_cycle_in_use(fe)
+            check(n == in_use0, 'front end holds %d mbufs when stopped (start: %d)' % (n, in_use0))
+            h.poll_until(fe.link_up, 30.0, what='front-end link up after port start')
+            n = fd_count(fe.pid)
+            check(n == fds0, 'front end has %d fds (start: %d)' % (n, fds0))
+            if is_vnapi:
+                check(xstat(fe, 'reconnects') == c, 'reconnects xstat == %d' % c)
+        check(fe.alive(), 'front end still running')
+        check(not re.search(r'Segmentation fault|Aborted|PANIC', fe.err + fe.out),
+              'no crash message')
+    avg = sum(r[0] for r in recoveries) / len(recoveries)
+    print('RESULT mode=%s frontend=%s cycles=%d recovery_avg_s=%.3f recovery_max_s=%.3f '
+          'recovery_from_start_avg_s=%.3f'
+          % (mode, frontend, cycles, avg, max(r[0] for r in recoveries),
+             sum(r[1] for r in recoveries) / len(recoveries)), flush=True)
+    return True
+
+
+def run_intr(frontend, cycles):
+    """vnapi-fwd in interrupt mode (its lcore asleep in rte_epoll_wait on the rx queue's
+    eventfd whenever the queue is empty) as the front end; the back end is killed and restarted
+    while it sleeps. After each recovery, 128 packets (4 bursts of 32, fewer than a ring) sent
+    by the back end must all come back, with nobody touching vnapi-fwd: the lcore woke on the
+    same registration. During each outage vnapi-fwd must stay idle (CPU, no busy loop)."""
+    fwd_bin = os.environ.get('VNAPI_FWD')
+    if not fwd_bin:
+        raise Failure('VNAPI_FWD (the vnapi-fwd binary) is not set')
+    fe_spec = h.FrontEnd(frontend)
+    recoveries = []
+    with h.Session('rci') as s:
+        sock = s.workdir.socket()
+        backend = start_backend(s, 'client', sock)
+        prefix = h.unique('f')
+        vdev = fe_spec.vdev(path=sock)
+        argv = [fwd_bin, '--no-huge', '-m', '512', '--no-pci', '--lcores', '0@1',
+                '--file-prefix', prefix, '-d', h.prepare_plugin(), '--vdev', vdev, '--',
+                '--config', '(0,0,0)', '--mode', 'interrupt', '--fwd', 'io',
+                '--duration', str(int(PROC_DEADLINE - 30))]
+        fwd = s.add(h.DpdkProcess('vnapi-fwd', argv, deadline=PROC_DEADLINE,
+                                  cleanup=[h._rm_runtime(prefix)]).start())
+        fwd.wait_for(r'^FORWARDING', 30.0, what='vnapi-fwd forwarding')
+        h.poll_until(backend.link_up, 30.0, what='backend link up')
+
+        def echo(label):
+            backend.cmd('clear port stats all')
+            backend.cmd('set fwd rxonly')
+            r = backend.cmd('start tx_first 4')
+            if 'packet forwarding' not in r:
+                raise Failure('start tx_first: %r' % r)
+            sent = 128
+            h.wait_counter(backend, 'RX-packets', sent, DRAIN_S)
+            backend.stop_fwd()
+            check(backend.port_stats()['TX-packets'] == sent,
+                  '%s: back end sent %d' % (label, sent))
+            check(True, '%s: all %d came back through the sleeping vnapi-fwd' % (label, sent))
+
+        echo('start')
+        fds0 = fd_count(fwd.pid)
+        for c in range(1, cycles + 1):
+            print('cycle %d/%d' % (c, cycles), flush=True)
+            time.sleep(0.5)  # vnapi-fwd armed and asleep before the kill
+            backend.kill()
+            check(backend.wait_exit(10.0) is not None, 'back end killed')
+            os.unlink(sock)
+            c0, m0 = h.proc_cpu_s(fwd.pid), time.monotonic()
+            time.sleep(1.0)  # the outage: vnapi-fwd must not spin meanwhile
+            c1, m1 = h.proc_cpu_s(fwd.pid), time.monotonic()
+            cpu_pct = 100.0 * (c1 - c0) / (m1 - m0)
+            check(cpu_pct < 5.0, 'vnapi-fwd CPU during the outage %.2f %% < 5 %%' % cpu_pct)
+            t_new = time.monotonic()
+            backend = start_backend(s, 'client', sock)
+            t_ready = time.monotonic()
+            h.poll_until(backend.link_up, 30.0, interval=0.05, what='backend link up')
+            recoveries.append(time.monotonic() - t_ready)
+            print('  recovery: back end link up %.3f s after it was ready (%.3f s after start)'
+                  % (recoveries[-1], time.monotonic() - t_new), flush=True)
+            echo('cycle %d' % c)
+            n = fd_count(fwd.pid)
+            check(n == fds0, 'vnapi-fwd has %d fds (start: %d)' % (n, fds0))
+        check(fwd.alive(), 'vnapi-fwd still running')
+        fwd.kill(signal.SIGINT)
+        fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=0', 20.0, what='FINAL line, 0 dropped')
+        m = fwd.find_all(r'^FINAL rx=(\d+) tx=(\d+)')[0][1]
+        check(int(m.group(1)) == int(m.group(2)) == 128 * (cycles + 1),
+              'vnapi-fwd FINAL rx = tx = %s' % m.group(1))
+    print('RESULT mode=intr frontend=%s cycles=%d recovery_avg_s=%.3f'
+          % (frontend, cycles, sum(recoveries) / len(recoveries)), flush=True)
+    return True
+
+
+def run_promisc(frontend):
+    """Promiscuous and allmulticast cannot be turned off (the back end filters nothing and
+    neither does vnapi): testpmd's 'set promisc/allmulti 0 off' must fail with 'Operation not
+    supported', the port must still say enabled, and frames for other MAC addresses (testpmd
+    txonly sends to 02:00:00:00:00:00) are all delivered, exactly counted."""
+    with h.Session('pm') as s:
+        sock = s.workdir.socket()
+        backend = start_backend(s, 'client', sock)
+        fe = s.add(h.start_frontend(frontend, sock))
+        h.poll_until(fe.link_up, 30.0, what='front-end link up')
+        for what, cmd, field in (('promiscuous', 'set promisc 0 off', 'Promiscuous mode'),
+                                 ('allmulticast', 'set allmulti 0 off', 'Allmulticast mode')):
+            mark = fe.mark()
+            fe.cmd(cmd)
+            fe.wait_for(r'Operation not supported', 5.0, since=mark,
+                        what='%s off refused' % what)
+            check(fe.port_info().get(field) == 'enabled',
+                  "'%s' refused (-ENOTSUP), port info still says %s: enabled" % (cmd, field))
+        check(fe.port_info().get('MAC address') != '02:00:00:00:00:00',
+              'the frames below are not addressed to the port')
+        one_way(backend, fe)
+    return True
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == 'promisc':
+        try:
+            run_promisc(sys.argv[2])
+        except (Failure, h.HarnessError) as e:
+            print('FAIL: %s' % e, flush=True)
+            return 1
+        print('PASS', flush=True)
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == 'intr':
+        try:
+            run_intr(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5)
+        except (Failure, h.HarnessError) as e:
+            print('FAIL: %s' % e, flush=True)
+            return 1
+        print('PASS', flush=True)
+        return 0
+    if len(sys.argv) < 3 or sys.argv[1] not in ('client', 'server'):
+        print(__doc__)
+        return 2
+    cycles = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    try:
+        run(sys.argv[1], sys.argv[2], cycles)
+    except (Failure, h.HarnessError) as e:
+        print('FAIL: %s' % e, flush=True)
+        return 1
+    print('PASS', flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
