@@ -483,6 +483,18 @@ vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, in
 	return 0;
 }
 
+void
+vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected)
+{
+	if (connected) {
+		vnapi_conn_quiesce(dev);
+		vnapi_conn_close(dev);
+	}
+	rte_free(dev->process_private);
+	dev->process_private = NULL;
+	rte_eth_dev_release_port(dev);
+}
+
 int
 vnapi_eth_dev_remove(const char *name)
 {

@@ -24,6 +24,13 @@ extern const struct eth_dev_ops vnapi_eth_dev_ops;
  */
 int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket);
 
+/**
+ * A failed probe's undo (vdev or PCI): if @p connected (vnapi_conn_probe()
+ * succeeded), quiesce and close the connection; free the process-private
+ * data and release the port.
+ */
+void vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected);
+
 /** A bus's remove: close and release the port @p name (0 if already gone). */
 int vnapi_eth_dev_remove(const char *name);
 

@@ -127,11 +127,11 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	dev->process_private = proc;
 	ret = vnapi_pci_init(proc->pci, pd, name);
 	if (ret != 0)
-		goto err_free_proc;
+		goto err_release;
 
 	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
-		goto err_free_proc;
+		goto err_release;
 	vnapi_backend_log_features(dev);
 
 	ret = vnapi_eth_dev_init(dev, !rte_is_zero_ether_addr(&params.mac) ? &params.mac :
@@ -143,13 +143,10 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	return 0;
 
 err_disconnect:
-	vnapi_conn_quiesce(dev);
-	vnapi_conn_close(dev);
-err_free_proc:
-	rte_free(proc);
-	dev->process_private = NULL;
+	vnapi_eth_dev_probe_undo(dev, true);
+	return ret;
 err_release:
-	rte_eth_dev_release_port(dev);
+	vnapi_eth_dev_probe_undo(dev, false);
 	return ret;
 }
 

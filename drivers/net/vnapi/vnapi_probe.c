@@ -70,7 +70,7 @@ vnapi_probe(struct rte_vdev_device *vdev)
 
 	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
-		goto err_free_proc;
+		goto err_release;
 	if (!params.server)
 		vnapi_backend_log_features(dev);
 
@@ -85,13 +85,10 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	return 0;
 
 err_disconnect:
-	vnapi_conn_quiesce(dev);
-	vnapi_conn_close(dev);
-err_free_proc:
-	rte_free(proc);
-	dev->process_private = NULL;
+	vnapi_eth_dev_probe_undo(dev, true);
+	return ret;
 err_release:
-	rte_eth_dev_release_port(dev);
+	vnapi_eth_dev_probe_undo(dev, false);
 	return ret;
 }
 
