@@ -35,6 +35,19 @@ port's rx and tx queues on different lcores), lcore 1 either on the peer's CPU (
 time-sharing CPU 1 with lcore 0 ("split-1cpu"); poll and hybrid. Transactions/s, latency
 p50/p99, forwarder CPU time per transaction (schedstat) and lib/napi busy time per transaction.
 
+Latency at sparse load (issue 13; --only latency). Single 64-70 B packets in pairs, closed loop:
+each a random 0.1-1.9 ms (1 ms +-90 %) after the previous came back, every second one 35-665 us
+(350 us +-90 %) after it, so that packets land around the moment the receiver re-arms; 2000
+packets per run (--lat-packets). Receivers side by side, in alternating order rep by rep:
+vnapi-fwd --mode poll, interrupt, hybrid (adaptive_idle, the default), hybrid
+--no-adaptive-idle (the behaviour before the fix), and l3fwd-power --interrupt-only on net_vnapi,
+all against the same sender, tests/peers/echo_peer (routable IPv4/UDP frames; only --expect
+differs: macswap for vnapi-fwd, routed for l3fwd-power). Per packet: the round trip and the
+round trip net of the time either process did not run (run-queue wait from /proc/PID/schedstat,
+and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p99/p99.9/>1 ms/
+>5 ms and a plot of the latency distributions (CCDF) in doc/performance.md, section
+"## Latency at sparse load", between its own markers.
+
 Every process: --no-pci, its own --file-prefix, pinned lcores (peer CPU 0, forwarder CPU 1),
 --no-huge -m 512, a deadline, ended by PID (devtools/vnapitools/harness.py). The plugin is copied
 under /run/vnapi (EAL refuses -d paths under world-writable directories).
@@ -42,7 +55,7 @@ under /run/vnapi (EAL refuses -d paths under world-writable directories).
 Usage:
   devtools/napi_experiments.py [--build DIR] [--quick] [--reps N] [--secs S] [--rr-secs S]
                                [--sizes 64,1472] [--modes LIST] [--rr-configs LIST]
-                               [--only stream|rr] [--json FILE] [--doc PATH | --no-doc]
+                               [--only stream|rr|latency] [--json FILE] [--doc PATH | --no-doc]
                                [--estimate] [--verbose]
   devtools/napi_experiments.py --estimate       print the plan and its run time, run nothing
   devtools/napi_experiments.py --quick          development smoke run (~4 min, noisy)
@@ -101,6 +114,18 @@ RR_CONFIGS = {
                    '0@%d,1@%d' % (FWD_CPU, FWD_CPU), '(0,0,0),(0,1,1),(1,0,1),(1,1,0)', 2),
 }
 DEFAULT_RR_CONFIGS = ['same', 'split', 'split-1cpu']
+
+# Latency at sparse load: mode -> (label, forwarder, vnapi-fwd options)
+LAT_MODES = {
+    'poll': ('vnapi-fwd poll', 'fwd', ['--mode', 'poll']),
+    'interrupt': ('vnapi-fwd interrupt', 'fwd', ['--mode', 'interrupt']),
+    'hybrid': ('vnapi-fwd hybrid', 'fwd', ['--mode', 'hybrid']),
+    'hybrid-noadapt': ('vnapi-fwd hybrid --no-adaptive-idle (before)', 'fwd',
+                       ['--mode', 'hybrid', '--no-adaptive-idle']),
+    'l3fwd-vnapi': ('l3fwd-power --interrupt-only', 'l3fwd', []),
+}
+LAT_GAPS = ['--gap-min-us', '100', '--gap-max-us', '1900', '--gap2-min-us', '35',
+            '--gap2-max-us', '665']
 RR_MODES = ['poll', 'hybrid']
 
 LOADS = [0.01, 0.10, 0.50, 1.00]
@@ -230,6 +255,7 @@ class Env:
         self.peer = os.path.join(self.build, 'tests', 'peers', 'load_peer')
         self.fwd = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
         self.l3fwd = os.path.join(self.build, 'tests', 'l3fwd', 'l3fwd-power')
+        self.echo_peer = os.path.join(self.build, 'tests', 'peers', 'echo_peer')
         self.plugin_src = os.path.join(self.build, 'drivers', 'librte_net_vnapi.so')
         self.verbose = args.verbose
         self.plugin = None
@@ -237,7 +263,7 @@ class Env:
         self.commands = {}   # mode/config -> [peer argv, forwarder argv] (first run of each)
 
     def prepare(self):
-        for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src):
+        for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src, self.echo_peer):
             if not os.path.exists(p):
                 raise SystemExit('missing %s (build failed?)' % p)
         self.plugin = h.prepare_plugin(self.plugin_src)
@@ -251,6 +277,15 @@ class Env:
         p = h.DpdkProcess(name, argv, deadline=deadline, cleanup=[rm_runtime(prefix)],
                           echo=self.verbose)
         return p.start()
+
+    def start_pair(self, procs, peer_argv, pp, name, fwd_argv, fp, deadline):
+        """The peer (the vhost-user server) up to READY, then the forwarder; both join procs."""
+        peer = self.start('peer', peer_argv, pp, deadline)
+        procs.append(peer)
+        peer.wait_for(r'^READY ', 30, what='peer READY')
+        fwd = self.start(name, fwd_argv, fp, deadline)
+        procs.append(fwd)
+        return peer, fwd
 
     def eal(self, prefix, lcores):
         return ['--no-huge', '-m', '512', '--no-pci', '--lcores', lcores,
@@ -293,6 +328,15 @@ class Env:
         return argv
 
 
+def stop_all(procs):
+    """End every process of a run, last started first; never leave one behind."""
+    for p in reversed(procs):
+        try:
+            p.stop()
+        except Exception as e:
+            print('stop %s: %s' % (p.name, e), file=sys.stderr)
+
+
 # ---- one stream run: one forwarder process, the peer running phases -------------------------
 
 def stream_run(env, mode, size, phases, tag):
@@ -317,11 +361,7 @@ def stream_run(env, mode, size, phases, tag):
     res = {'mode': mode, 'size': size, 'tag': tag, 'phases': [], 'error': None}
     procs = []
     try:
-        peer = env.start('peer', peer_argv, pp, deadline)
-        procs.append(peer)
-        peer.wait_for(r'^READY ', 30, what='peer READY')
-        fwd = env.start(mode, fwd_argv, fp, deadline)
-        procs.append(fwd)
+        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
         peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
         lcores = [0] if kind == 'fwd' else []
@@ -373,11 +413,7 @@ def stream_run(env, mode, size, phases, tag):
             for t in res['tails']:
                 print(t)
     finally:
-        for p in reversed(procs):
-            try:
-                p.stop()
-            except Exception as e:  # never leave a process behind
-                print('stop %s: %s' % (p.name, e), file=sys.stderr)
+        stop_all(procs)
     return res
 
 
@@ -397,11 +433,8 @@ def rr_run(env, config, mode, secs, tag):
     res = {'config': config, 'mode': mode, 'tag': tag, 'error': None}
     procs = []
     try:
-        peer = env.start('peer', peer_argv, pp, deadline)
-        procs.append(peer)
-        peer.wait_for(r'^READY ', 30, what='peer READY')
-        fwd = env.start('rr-%s-%s' % (config, mode), fwd_argv, fp, deadline)
-        procs.append(fwd)
+        peer, fwd = env.start_pair(procs, peer_argv, pp, 'rr-%s-%s' % (config, mode), fwd_argv,
+                                   fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
         peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
         lcs = list(range(nb_lcores))
@@ -430,12 +463,142 @@ def rr_run(env, config, mode, secs, tag):
         res['tails'] = [p.tail(20) for p in procs]
         log('  ERROR rr %s %s: %s' % (config, mode, res['error']))
     finally:
-        for p in reversed(procs):
-            try:
-                p.stop()
-            except Exception as e:
-                print('stop %s: %s' % (p.name, e), file=sys.stderr)
+        stop_all(procs)
     return res
+
+
+def lat_stats(vals_ns):
+    v = sorted(vals_ns)
+    n = len(v)
+    if not n:
+        return {}
+
+    def pct(p):
+        return round(v[min(n - 1, int(n * p))] / 1e3, 1)
+    return {'n': n, 'p50': pct(0.50), 'p99': pct(0.99), 'p999': pct(0.999),
+            'max': round(v[-1] / 1e3, 1), 'over_1ms': sum(1 for x in v if x > 1000000),
+            'over_5ms': sum(1 for x in v if x > 5000000)}
+
+
+def latency_run(env, mode, packets, tag):
+    """One receiver, one sender run of the sparse pair traffic; per-packet latencies."""
+    label, kind, opts = LAT_MODES[mode]
+    sock = env.workdir.socket('l')
+    pp, fp = h.unique('lp'), h.unique('lf')
+    dump = os.path.join(env.workdir.path, 'lat_%s_%s.txt' % (mode, tag))
+    deadline = packets * 0.004 + 60
+    # One sender for every receiver: only what it expects back differs.
+    peer_argv = [env.echo_peer] + env.eal(pp, '0@%d' % PEER_CPU) + \
+        ['--', '--iface', sock, '--fe-mac', FE_MAC, '--sparse', str(packets)] + LAT_GAPS + \
+        ['--dump', dump, '--loss-timeout-ms', '500', '--timeout', str(int(deadline - 20)),
+         '--linger', str(int(deadline)), '--expect', 'macswap' if kind == 'fwd' else 'routed']
+    if kind == 'fwd':
+        fwd_argv = env.fwd_argv(fp, '0@%d' % FWD_CPU, [env.fe_vdev('vnapi', sock)], 'vnapi',
+                                '(0,0,0)', opts, deadline)
+    else:
+        fwd_argv = env.l3fwd_argv(fp, env.fe_vdev('vnapi', sock), 'vnapi')
+    env.commands.setdefault('latency %s' % mode, [peer_argv, fwd_argv])
+    res = {'mode': mode, 'tag': tag, 'error': None}
+    procs = []
+    try:
+        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
+        m = peer.wait_for(r'RESULT: (\S+)(.*)', deadline, what='peer RESULT')
+        res['peer_result'] = m.group(1) + m.group(2)
+        res['fwd_rc'] = fwd.stop()
+        if kind == 'fwd':
+            res['fwd_queue'] = [ln.text for ln, _ in fwd.find_all(r'^(QUEUE|HIST|LCORE_TOTAL) ')]
+        res['peer_rc'] = peer.stop()
+        raw, net = [], []
+        with open(dump) as f:
+            for line in f:
+                _, lat, nt = line.split()
+                raw.append(int(lat))
+                net.append(int(nt))
+        res['raw'], res['net'] = raw, net
+        res['raw_stats'], res['net_stats'] = lat_stats(raw), lat_stats(net)
+    except (h.HarnessError, OSError, ValueError) as e:
+        res['error'] = str(e).split('\n')[0]
+        log('  ERROR latency %s: %s' % (mode, res['error']))
+    finally:
+        stop_all(procs)
+    return res
+
+
+def plot_latency(runs, modes, imgdir, quick):
+    """CCDF of the round trip (raw and net of run-queue wait), all reps of a mode pooled."""
+    data, plots = {}, {'raw': [], 'net': []}
+    styles = ['lc rgb "#1f77b4"', 'lc rgb "#ff7f0e"', 'lc rgb "#2ca02c"', 'lc rgb "#d62728"',
+              'lc rgb "#9467bd"']
+    for i, mode in enumerate(modes):
+        for kind in ('raw', 'net'):
+            v = sorted(x for r in runs if r['mode'] == mode and not r['error'] for x in r[kind])
+            if not v:
+                continue
+            n = len(v)
+            name = 'lat_%s_%s.dat' % (kind, mode.replace('-', '_'))
+            data[name] = ''.join('%g %g\n' % (v[k] / 1e3, (n - k) / n) for k in range(n))
+            plots[kind].append('"{%s}" using 1:2 with lines lw 2 %s title "%s"' % (
+                name.replace('.', '_'), styles[i % len(styles)], LAT_MODES[mode][0]))
+    if not plots['raw']:
+        return []
+    out = os.path.join(imgdir, 'napi_latency_ccdf.png')
+    lines = ['set terminal pngcairo noenhanced size 1120,480 font "DejaVu Sans,10"',
+             'set output "%s"' % out,
+             'set multiplot layout 1,2 title "Sparse pair traffic: round-trip latency '
+             'distribution (fraction of packets slower than x)%s"' % (
+                 ' (QUICK run)' if quick else ''),
+             'set logscale xy', 'set xrange [5:*]', 'set yrange [1e-4:1]',
+             'set xlabel "round trip (us, log)"', 'set ylabel "fraction slower (log)"',
+             'set grid', 'set key bottom left font ",9"']
+    for kind, title in (('raw', 'round trip'), ('net', 'net of run-queue wait and peer stalls')):
+        lines += ['set title "%s"' % title, 'plot ' + ', '.join(plots[kind])]
+    lines.append('unset multiplot')
+    return ['napi_latency_ccdf.png'] if gnuplot('\n'.join(lines) + '\n', data) else []
+
+
+def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
+    intro = ['**QUICK MODE: a development smoke run, not a result.**', ''] if args.quick else []
+    intro += ['Issue 13\'s traffic, closed loop: single packets in pairs, each a random 0.1-1.9 ms '
+          'after the previous came back, every second one only 35-665 us after it, %d packets '
+          'per run, %d run(s) per receiver in alternating order (figures pooled over the runs). '
+          'vnapi-fwd (`--fwd macswap`, one lcore on CPU %d) and l3fwd-power against the same '
+          'sender, `tests/peers/echo_peer` (only `--expect` differs), on CPU %d. "Net" is the '
+          'round trip minus the run-queue wait of both processes during it (schedstat) and '
+          'minus the time the peer itself did not run (gaps over 100 us in its busy wait: '
+          'host steal). '
+          'Cause and fix: doc/napi.md, "Hybrid\'s latency tail".' % (
+              args.lat_packets, args.reps, FWD_CPU, PEER_CPU)]
+    L = ['- Driver and lib/napi from commit %s; %d vCPUs, kernel %s; other programs were '
+         'running on the machine (shared by several developers): see the raw-vs-net gap'
+         % (meta['rev'], os.cpu_count(), platform.release()), '',
+         '| receiver | runs | p50 us | p99 us | p99.9 us | max us | > 1 ms | > 5 ms | '
+          'net p50 | net p99 | net p99.9 | net > 1 ms | net > 5 ms |',
+          '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for mode in modes:
+        ok = [r for r in runs if r['mode'] == mode and not r['error']]
+        raw = lat_stats([x for r in ok for x in r['raw']])
+        net = lat_stats([x for r in ok for x in r['net']])
+        if not raw:
+            L.append('| %s | 0 | – | – | – | – | – | – | – | – | – | – | – |' % LAT_MODES[mode][0])
+            continue
+        L.append('| %s | %d | %s | %s | %s | %s | %d | %d | %s | %s | %s | %d | %d |' % (
+            LAT_MODES[mode][0], len(ok), raw['p50'], raw['p99'], raw['p999'], raw['max'],
+            raw['over_1ms'], raw['over_5ms'], net['p50'], net['p99'], net['p999'],
+            net['over_1ms'], net['over_5ms']))
+    L += ['', 'Per run (net p99 us): ' + '; '.join(
+        '%s %s' % (m, ', '.join(str(r['net_stats'].get('p99')) for r in runs
+                                if r['mode'] == m and not r['error'])) for m in modes), '']
+    for img in imgs:
+        L += ['![%s](img/%s)' % (img[:-4], img), '']
+    L += ['Commands (first run of each):', '']
+    for k, (pa, fa) in env.commands.items():
+        if k.startswith('latency '):
+            L += ['- %s' % k, '  - sender: `%s`' % cmdline(pa), '  - receiver: `%s`' % cmdline(fa)]
+    command = cmdline(['devtools/napi_experiments.py'] + meta.get('argv', sys.argv[1:]))
+    perfdoc.write_section(doc_path, 'napi-latency', 'Latency at sparse load (issue 13)',
+                          '\n'.join(L), command, date=meta.get('date'), intro='\n'.join(intro),
+                          after='napi-experiments')
+    log('wrote %s (latency section)' % doc_path)
 
 
 # ---- plan and estimate -----------------------------------------------------------------------
@@ -469,6 +632,9 @@ def estimate(args, sizes, modes, rr_configs):
     if args.only in (None, 'rr'):
         t += args.reps * len(rr_configs) * len(RR_MODES) * (RUN_OVERHEAD_S + args.rr_secs +
                                                              DRAIN_S)
+    if args.only in (None, 'latency'):
+        t += args.reps * len(args.lat_modes.split(',')) * (RUN_OVERHEAD_S +
+                                                            args.lat_packets * 0.0012)
     return t + 10  # plots, doc
 
 
@@ -992,7 +1158,11 @@ def main():
                     help='stream modes (default %s; also: hybrid-ei0, hybrid-nodor-ei0)'
                     % ','.join(DEFAULT_MODES))
     ap.add_argument('--rr-configs', default=','.join(DEFAULT_RR_CONFIGS))
-    ap.add_argument('--only', choices=['stream', 'rr'])
+    ap.add_argument('--only', choices=['stream', 'rr', 'latency'])
+    ap.add_argument('--lat-packets', type=int, default=2000,
+                    help='latency: packets per run (default 2000)')
+    ap.add_argument('--lat-modes', default=','.join(LAT_MODES),
+                    help='latency receivers (default %s)' % ','.join(LAT_MODES))
     ap.add_argument('--json', help='write every run as JSON to this file')
     ap.add_argument('--doc', default=os.path.join(TOP, 'doc', 'performance.md'))
     ap.add_argument('--no-doc', action='store_true')
@@ -1096,6 +1266,19 @@ def main():
                                                      r.get('wakeups_per_txn')))
                         results['rr'].append(r)
             results['rr_rows'] = rr_table(results['rr'], rr_configs)
+        if args.only in (None, 'latency'):
+            lat_modes = args.lat_modes.split(',')
+            for m in lat_modes:
+                if m not in LAT_MODES:
+                    raise SystemExit('unknown latency receiver %r' % m)
+            results['latency'] = []
+            for rep_i in range(args.reps):
+                for mode in (lat_modes if rep_i % 2 == 0 else list(reversed(lat_modes))):
+                    log('rep %d/%d latency %s' % (rep_i + 1, args.reps, mode))
+                    r = latency_run(env, mode, args.lat_packets, 'rep%d' % rep_i)
+                    if not r['error']:
+                        log('  raw %s; net %s' % (r['raw_stats'], r['net_stats']))
+                    results['latency'].append(r)
     finally:
         env.close()
     elapsed = time.monotonic() - t_start
@@ -1117,6 +1300,14 @@ def report(args, env, results, sizes, elapsed):
         return 0
     imgdir = os.path.join(os.path.dirname(os.path.abspath(args.doc)), 'img')
     os.makedirs(imgdir, exist_ok=True)
+    if results.get('latency'):
+        lat_modes = args.lat_modes.split(',')
+        imgs = plot_latency(results['latency'], lat_modes, imgdir, args.quick) \
+            if ensure_gnuplot() else []
+        write_latency_doc(args, env, results['latency'], lat_modes, args.doc, imgs,
+                          results['meta'])
+        if args.only == 'latency':
+            return 0
     imgs = []
     if ensure_gnuplot():
         if results['tables']:

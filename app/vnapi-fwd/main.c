@@ -8,7 +8,7 @@
  *
  * Usage: vnapi-fwd [EAL options] -- [--config '(port,queue,lcore)[,...]']
  *        [--fwd io|macswap] [--mode poll|interrupt|hybrid] [--budget N]
- *        [--idle-polls N] [--idle-us N] [--no-disable-on-race] [--stats N]
+ *        [--idle-polls N] [--idle-us N] [--no-adaptive-idle] [--no-disable-on-race] [--stats N]
  *        [--sleep-timeout-ms N] [--tx-retries N] [--nb-rxd N] [--nb-txd N]
  *        [--duration S]
  *
@@ -91,6 +91,7 @@ struct fwd_opts {
 	uint32_t idle_polls;
 	uint32_t idle_us;
 	bool disable_on_race;
+	bool adaptive_idle;
 	uint32_t stats_s;
 	uint32_t sleep_timeout_ms;
 	uint32_t tx_retries;
@@ -106,6 +107,7 @@ static struct fwd_opts opts = {
 	.idle_polls = NAPI_IDLE_POLLS_DEFAULT,
 	.idle_us = 0,
 	.disable_on_race = true,
+	.adaptive_idle = true,
 	.tx_retries = NAPI_TX_RETRIES_DEFAULT,
 	.nb_rxd = FWD_NB_RXD,
 	.nb_txd = FWD_NB_TXD,
@@ -159,6 +161,7 @@ usage(const char *prog)
 		"  --budget N              packets per queue per round, 1..%u (default %u)\n"
 		"  --idle-polls N          hybrid: short rounds before arming (default %u; 0 off)\n"
 		"  --idle-us N             hybrid: microseconds without packets before arming (default 0: off)\n"
+		"  --no-adaptive-idle      hybrid: idle-poll before every arming, even after long sleeps\n"
 		"  --no-disable-on-race    leave a queue armed when the arming re-check finds work\n"
 		"  --stats N               print per-queue figures every N seconds (default 0: off)\n"
 		"  --sleep-timeout-ms N    housekeeping timeout of a sleeping lcore (default 0: none)\n"
@@ -217,7 +220,7 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 {
 	enum {
 		OPT_CONFIG = 256, OPT_FWD, OPT_MODE, OPT_BUDGET, OPT_IDLE_POLLS, OPT_IDLE_US,
-		OPT_NO_DOR, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
+		OPT_NO_DOR, OPT_NO_ADAPTIVE, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
 		OPT_DURATION, OPT_HELP,
 	};
 	static const struct option lo[] = {
@@ -228,6 +231,7 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 		{ "idle-polls", required_argument, NULL, OPT_IDLE_POLLS },
 		{ "idle-us", required_argument, NULL, OPT_IDLE_US },
 		{ "no-disable-on-race", no_argument, NULL, OPT_NO_DOR },
+		{ "no-adaptive-idle", no_argument, NULL, OPT_NO_ADAPTIVE },
 		{ "stats", required_argument, NULL, OPT_STATS },
 		{ "sleep-timeout-ms", required_argument, NULL, OPT_SLEEP_TMO },
 		{ "tx-retries", required_argument, NULL, OPT_TX_RETRIES },
@@ -269,6 +273,9 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 			break;
 		case OPT_NO_DOR:
 			o->disable_on_race = false;
+			break;
+		case OPT_NO_ADAPTIVE:
+			o->adaptive_idle = false;
 			break;
 		case OPT_STATS:
 			ret = parse_u32(optarg, 0, 3600, &o->stats_s);
@@ -515,6 +522,7 @@ fwd_setup(struct rte_mempool **poolp)
 		cc.idle_polls = opts.idle_polls;
 		cc.idle_us = opts.idle_us;
 		cc.disable_on_race = opts.disable_on_race;
+		cc.adaptive_idle = opts.adaptive_idle;
 		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
 		cc.tx_retries = opts.tx_retries;
 		lc->ctx = napi_ctx_create(&cc);
@@ -572,6 +580,45 @@ ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
+/*
+ * A quantile of a timing histogram (delta of two readings, or NULL for
+ * none): the upper bound in us of the bucket that holds it (the last
+ * bucket's lower bound, 16384, for "at least that"); 0 when empty.
+ */
+static uint64_t
+hist_quantile_us(const uint64_t *h, const uint64_t *prev, double q)
+{
+	uint64_t d[NAPI_HIST_BUCKETS], total = 0, acc = 0, want;
+	unsigned int b;
+
+	for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
+		d[b] = h[b] - (prev != NULL ? prev[b] : 0);
+		total += d[b];
+	}
+	if (total == 0)
+		return 0;
+	want = (uint64_t)((double)total * q);
+	want = RTE_MAX(want, (uint64_t)1);
+	for (b = 0; b < NAPI_HIST_BUCKETS - 1; b++) {
+		acc += d[b];
+		if (acc >= want)
+			return (uint64_t)1 << b;
+	}
+	return napi_hist_lower_us(NAPI_HIST_BUCKETS - 1);
+}
+
+/* Count of a histogram (delta) at or above `us` (a bucket bound). */
+static uint64_t
+hist_at_least(const uint64_t *h, const uint64_t *prev, uint64_t us)
+{
+	uint64_t n = 0;
+	unsigned int b;
+
+	for (b = napi_hist_bucket(us); b < NAPI_HIST_BUCKETS; b++)
+		n += h[b] - (prev != NULL ? prev[b] : 0);
+	return n;
+}
+
 static void
 fwd_stats_print(double dt, double t)
 {
@@ -596,6 +643,18 @@ fwd_stats_print(double dt, double t)
 			       ratio(q->wakeup_packets - p->wakeup_packets, dw),
 			       100.0 * (double)(q->busy_cycles - p->busy_cycles) / cyc,
 			       q->races, q->wakeups, q->packets);
+			/* Per-wakeup timing over the interval: bucket bounds in us. */
+			printf("WAKE t=%.1f lcore=%u port=%u queue=%u"
+			       " wake_poll_p99_us=%" PRIu64 " wake_arm_p50_us=%" PRIu64
+			       " wake_arm_p99_us=%" PRIu64 " poll_gap_p99_us=%" PRIu64
+			       " poll_gaps_ge1ms=%" PRIu64 " wake_arm_ge1ms=%" PRIu64 "\n",
+			       t, fwd_lcores[i].lcore, q->port, q->queue,
+			       hist_quantile_us(q->wake_poll_hist, p->wake_poll_hist, 0.99),
+			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.5),
+			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.99),
+			       hist_quantile_us(q->poll_gap_hist, p->poll_gap_hist, 0.99),
+			       hist_at_least(q->poll_gap_hist, p->poll_gap_hist, 1024),
+			       hist_at_least(q->wake_arm_hist, p->wake_arm_hist, 1024));
 		}
 		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
 		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
@@ -666,15 +725,32 @@ fwd_final(void)
 			       " empty_polls=%" PRIu64 " packets=%" PRIu64 " arms=%" PRIu64
 			       " races=%" PRIu64 " arm_errors=%" PRIu64 " wakeups=%" PRIu64
 			       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
-			       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
+			       " pkts_per_wakeup=%.2f quick_arms=%" PRIu64 " tx_sent=%" PRIu64
 			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64 "\n",
 			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
 			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
 			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
 			       qs[j].spurious_wakeups, qs[j].timeout_polls,
-			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
+			       ratio(qs[j].wakeup_packets, qs[j].wakeups), qs[j].quick_arms,
 			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
 			       qs[j].tx_reclaimed);
+		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
+			char h[4][NAPI_HIST_BUCKETS * 21];
+			const uint64_t *src[4] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
+						   qs[j].wake_arm_hist, qs[j].poll_gap_hist };
+			unsigned int k, b;
+
+			for (k = 0; k < 4; k++) {
+				int off = 0;
+
+				for (b = 0; b < NAPI_HIST_BUCKETS; b++)
+					off += snprintf(h[k] + off, sizeof(h[k]) - off, "%s%" PRIu64,
+							b ? "," : "", src[k][b]);
+			}
+			printf("HIST lcore=%u port=%u queue=%u arm_wake=%s wake_poll=%s"
+			       " wake_arm=%s poll_gap=%s\n", lc->lcore, qs[j].port, qs[j].queue,
+			       h[0], h[1], h[2], h[3]);
+		}
 		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
 		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
 		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f\n",

@@ -61,9 +61,15 @@ struct napi_entry {
 	bool cleanup_ok;       /* tx_done_cleanup supported */
 	bool woken;            /* the next poll is the first after a wakeup */
 	bool wake_window;      /* counting wakeup packets until the next arm */
+	bool wake_open;        /* woken, not armed again yet (wake_arm_hist) */
+	bool gap_valid;        /* last_poll_end is the end of the previous poll */
+	bool idle_pays;        /* hybrid: idle polls before arming (see napi_should_arm) */
 	uint32_t short_rounds; /* consecutive polls below budget */
 	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup) */
 	uint64_t armed_at;     /* cycles: when armed */
+	uint64_t woken_at;     /* cycles: the last wakeup */
+	uint64_t idle_window;  /* cycles: last packet to arming, at the last arm */
+	uint64_t last_poll_end; /* cycles: end of the last poll */
 	struct napi_queue_stats st;
 };
 
@@ -72,6 +78,8 @@ struct napi_ctx {
 	const struct napi_ops *ops;
 	void *arg;
 	uint64_t idle_cycles;  /* idle_us in ops->now units */
+	uint64_t cycles_per_us; /* for the histograms (at least 1) */
+	uint64_t short_sleep_cycles; /* NAPI_SHORT_SLEEP_US in ops->now units */
 	unsigned int nb;
 	bool attached;         /* interrupts registered from the owning thread */
 	int stop;              /* napi_stop() called (atomic) */
@@ -171,6 +179,7 @@ napi_ctx_conf_init(struct napi_ctx_conf *conf)
 	conf->disable_on_race = true;
 	conf->sleep_timeout_ms = 0;
 	conf->tx_retries = NAPI_TX_RETRIES_DEFAULT;
+	conf->adaptive_idle = true;
 	conf->ops = NULL;
 }
 
@@ -201,6 +210,8 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->ops = conf->ops != NULL ? conf->ops : &napi_ops_ethdev;
 	ctx->arg = conf->ops_arg;
 	ctx->idle_cycles = (uint64_t)conf->idle_us * hz / 1000000;
+	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
+	ctx->short_sleep_cycles = (uint64_t)NAPI_SHORT_SLEEP_US * hz / 1000000;
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
 	ctx->wake_fd = -1;
@@ -292,6 +303,7 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 		e->conf.budget = NAPI_BUDGET_DEFAULT;
 	e->ctx = ctx;
 	e->scheduled = true;
+	e->idle_pays = true;
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
@@ -334,6 +346,35 @@ napi_ctx_free(struct napi_ctx *ctx)
 	free(ctx);
 }
 
+/* ---- timing histograms -------------------------------------------------------- */
+
+unsigned int
+napi_hist_bucket(uint64_t us)
+{
+	unsigned int b;
+
+	if (us == 0)
+		return 0;
+	b = 64 - (unsigned int)__builtin_clzll(us); /* us in [2^(b-1), 2^b) */
+	return RTE_MIN(b, (unsigned int)NAPI_HIST_BUCKETS - 1);
+}
+
+uint64_t
+napi_hist_lower_us(unsigned int bucket)
+{
+	if (bucket == 0 || bucket >= NAPI_HIST_BUCKETS)
+		return 0;
+	return (uint64_t)1 << (bucket - 1);
+}
+
+static inline void
+napi_hist_add(const struct napi_ctx *ctx, uint64_t *hist, uint64_t cycles)
+{
+	unsigned int b = napi_hist_bucket(cycles / ctx->cycles_per_us);
+
+	NAPI_ADD(hist[b], 1);
+}
+
 /* ---- arming ----------------------------------------------------------------- */
 
 static void
@@ -351,6 +392,7 @@ napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_di
 {
 	NAPI_ADD(e->st.races, 1);
 	e->short_rounds = 0;
+	e->idle_pays = true;   /* work landed while arming: polling on would have caught it */
 	if (port_disarmed) {
 		/* -EAGAIN: the port disarmed itself. */
 		if (e->armed) {
@@ -381,6 +423,7 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 
 	NAPI_ADD(e->st.arms, 1);
 	e->wake_window = false;
+	e->idle_window = now - e->last_pkt;
 	ret = ctx->ops->intr_enable(ctx->arg, e->conf.port, e->conf.queue);
 	if (ret == -EAGAIN) {
 		napi_race(ctx, e, now, true);
@@ -410,6 +453,11 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	if (e->armed) {
 		e->scheduled = false;
 		NAPI_SET(e->st.scheduled, false);
+		e->gap_valid = false;
+		if (e->wake_open) {
+			e->wake_open = false;
+			napi_hist_add(ctx, e->st.wake_arm_hist, now - e->woken_at);
+		}
 	}
 }
 
@@ -423,6 +471,12 @@ napi_should_arm(const struct napi_ctx *ctx, const struct napi_entry *e, unsigned
 	case NAPI_MODE_INTERRUPT:
 		return got == 0;
 	case NAPI_MODE_HYBRID:
+		if (ctx->conf.adaptive_idle && !e->idle_pays) {
+			/* The last sleep outlasted what idle polling could have
+			 * bridged: arm at the first empty round, as interrupt
+			 * mode does, instead of holding the queue disarmed. */
+			return got == 0;
+		}
 		return e->short_rounds >= ctx->conf.idle_polls &&
 			now - e->last_pkt >= ctx->idle_cycles;
 	default:
@@ -443,6 +497,10 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 	uint64_t t0 = *now, t1;
 	int ret;
 
+	if (e->woken)
+		napi_hist_add(ctx, e->st.wake_poll_hist, t0 - e->woken_at);
+	else if (e->gap_valid)
+		napi_hist_add(ctx, e->st.poll_gap_hist, t0 - e->last_poll_end);
 	do {
 		want = (uint16_t)RTE_MIN((unsigned int)NAPI_BURST, budget - got);
 		n = ctx->ops->rx_burst(ctx->arg, e->conf.port, e->conf.queue, pkts, want);
@@ -480,6 +538,8 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 	}
 	if (e->wake_window)
 		NAPI_ADD(e->st.wakeup_packets, got);
+	e->last_poll_end = t1;
+	e->gap_valid = true;
 	*now = t1;
 	return got;
 }
@@ -489,14 +549,25 @@ static void
 napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 {
 	NAPI_ADD(e->st.wakeups, 1);
-	if (e->armed)
+	if (e->armed) {
+		uint64_t slept = now - e->armed_at;
+
+		napi_hist_add(ctx, e->st.arm_wake_hist, slept);
+		/* Would idle polling have caught this wakeup's packet? Only if
+		 * the sleep was shorter than the idle polls before it (or than
+		 * a sleep and wakeup cost, NAPI_SHORT_SLEEP_US). */
+		e->idle_pays = slept < RTE_MAX(e->idle_window, ctx->short_sleep_cycles);
 		napi_disarm(ctx, e, now);
+	}
 	e->scheduled = true;
 	NAPI_SET(e->st.scheduled, true);
 	e->short_rounds = 0;
 	e->last_pkt = now;
 	e->woken = true;
 	e->wake_window = true;
+	e->woken_at = now;
+	e->wake_open = true;
+	e->gap_valid = false;
 }
 
 /*
@@ -621,13 +692,18 @@ napi_poll_once(struct napi_ctx *ctx)
 		if (got == e->conf.budget) {
 			e->short_rounds = 0;
 			e->last_pkt = now;
+			e->idle_pays = true;
 		} else {
 			if (got > 0)
 				e->last_pkt = now;
 			if (e->short_rounds != UINT32_MAX)
 				e->short_rounds++;
-			if (napi_should_arm(ctx, e, got, now))
+			if (napi_should_arm(ctx, e, got, now)) {
+				if (e->conf.mode == NAPI_MODE_HYBRID && !e->idle_pays &&
+				    ctx->conf.adaptive_idle)
+					NAPI_ADD(e->st.quick_arms, 1);
 				napi_arm(ctx, e, now);
+			}
 		}
 		any_scheduled |= e->scheduled;
 	}
@@ -729,6 +805,8 @@ napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **p
 static void
 napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 {
+	unsigned int i;
+
 	s->port = e->st.port;
 	s->queue = e->st.queue;
 	s->mode = e->st.mode;
@@ -746,19 +824,26 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
 	s->timeout_polls = NAPI_GET(e->st.timeout_polls);
 	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
+	s->quick_arms = NAPI_GET(e->st.quick_arms);
 	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
 	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
 	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);
 	s->tx_sent = NAPI_GET(e->st.tx_sent);
 	s->tx_retries = NAPI_GET(e->st.tx_retries);
 	s->tx_unsent = NAPI_GET(e->st.tx_unsent);
+	for (i = 0; i < NAPI_HIST_BUCKETS; i++) {
+		s->arm_wake_hist[i] = NAPI_GET(e->st.arm_wake_hist[i]);
+		s->wake_poll_hist[i] = NAPI_GET(e->st.wake_poll_hist[i]);
+		s->wake_arm_hist[i] = NAPI_GET(e->st.wake_arm_hist[i]);
+		s->poll_gap_hist[i] = NAPI_GET(e->st.poll_gap_hist[i]);
+	}
 }
 
 int
 napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 	       struct napi_queue_stats *queues, unsigned int nb_queues)
 {
-	unsigned int nb, i;
+	unsigned int nb, i, b;
 
 	if (ctx == NULL)
 		return -EINVAL;
@@ -797,6 +882,12 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->wakeups += s.wakeups;
 		lcore->spurious_wakeups += s.spurious_wakeups;
 		lcore->wakeup_packets += s.wakeup_packets;
+		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
+			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
+			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];
+			lcore->wake_arm_hist[b] += s.wake_arm_hist[b];
+			lcore->poll_gap_hist[b] += s.poll_gap_hist[b];
+		}
 	}
 	return (int)nb;
 }

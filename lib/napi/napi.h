@@ -59,10 +59,22 @@ extern "C" {
 #define NAPI_BUDGET_MAX 1024
 /** Default napi_ctx_conf::idle_polls. */
 #define NAPI_IDLE_POLLS_DEFAULT 32
+/**
+ * Hybrid with napi_ctx_conf::adaptive_idle: a sleep shorter than this (or
+ * than the idle polls before it) counts as one that idle polling would have
+ * bridged.
+ */
+#define NAPI_SHORT_SLEEP_US 20
 /** Default napi_ctx_conf::tx_retries. */
 #define NAPI_TX_RETRIES_DEFAULT 16
 /** Largest number of entries in one context. */
 #define NAPI_MAX_QUEUES 64
+/**
+ * Buckets of the timing histograms (napi_queue_stats::arm_wake_hist and the
+ * others): bucket 0 counts durations under 1 us, bucket i (1..14) those in
+ * [2^(i-1), 2^i) us, the last one 16384 us and more.
+ */
+#define NAPI_HIST_BUCKETS 16
 
 /** When an entry is armed. */
 enum napi_mode {
@@ -149,6 +161,14 @@ struct napi_ctx_conf {
 	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
 	uint32_t sleep_timeout_ms; /**< Housekeeping: napi_poll_once returns after this long asleep (0: none). */
 	uint32_t tx_retries;    /**< napi_tx: retries with reclaim before giving up. */
+	/**
+	 * Hybrid: poll an idle queue (idle_polls, idle_us) only while that pays
+	 * (default true). After a wakeup whose sleep was longer than the idle
+	 * polls before it and than NAPI_SHORT_SLEEP_US, the entry arms at its
+	 * first empty round, as in interrupt mode, until a short sleep, a race
+	 * at arming or a full round shows traffic that idle polls would catch.
+	 */
+	bool adaptive_idle;
 	uint64_t tsc_hz;        /**< Cycles per second of ops->now (0: rte_get_tsc_hz()). */
 	const struct napi_ops *ops; /**< NULL: napi_ops_ethdev. */
 	void *ops_arg;          /**< First argument of every op. */
@@ -189,12 +209,28 @@ struct napi_queue_stats {
 	uint64_t spurious_wakeups;/**< Wakeups whose first poll found nothing. */
 	uint64_t timeout_polls;   /**< Disarmed and polled at a housekeeping timeout (see napi_poll_once). */
 	uint64_t wakeup_packets;  /**< Packets from a wakeup to the next arm. */
+	uint64_t quick_arms;      /**< Hybrid, adaptive_idle: arms at the first empty round (idle polls skipped). */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
 	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */
 	uint64_t tx_sent;         /**< napi_tx on the paired tx queue: packets sent. */
 	uint64_t tx_retries;      /**< ... retries after a short tx burst (back-pressure). */
 	uint64_t tx_unsent;       /**< ... packets returned unsent to the caller. */
+	/**
+	 * Timing of the wakeups (NAPI_HIST_BUCKETS log2 buckets of microseconds).
+	 * arm_wake: from arming to the wakeup (time asleep on this entry).
+	 * wake_poll: from the return of the sleep to the first poll of the woken
+	 * entry (other entries' polls and the wakeup handling in between).
+	 * wake_arm: from the wakeup to the next arming that holds (the time the
+	 * entry stays disarmed per wakeup: its packets and its idle polls).
+	 * poll_gap: between the end of one poll of the entry and the start of the
+	 * next while it stays scheduled (a large gap: the thread lost the CPU, or
+	 * other entries' work, while this queue was disarmed).
+	 */
+	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
+	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
 };
 
 /** Counters of one context (lcore). */
@@ -221,7 +257,32 @@ struct napi_lcore_stats {
 	uint64_t tx_sent;         /**< All napi_tx calls of the context. */
 	uint64_t tx_retries;
 	uint64_t tx_unsent;
+	/** Sums of the entries' histograms (see napi_queue_stats). */
+	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
+	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
+	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
 };
+
+/**
+ * Histogram bucket of a duration (see NAPI_HIST_BUCKETS).
+ *
+ * @param us
+ *   Duration in microseconds.
+ * @return
+ *   0 .. NAPI_HIST_BUCKETS - 1.
+ */
+unsigned int napi_hist_bucket(uint64_t us);
+
+/**
+ * Lower bound of a histogram bucket.
+ *
+ * @param bucket
+ *   0 .. NAPI_HIST_BUCKETS - 1.
+ * @return
+ *   Microseconds: 0 for bucket 0, 2^(bucket-1) otherwise.
+ */
+uint64_t napi_hist_lower_us(unsigned int bucket);
 
 /**
  * Fill @p conf with the defaults: hybrid thresholds NAPI_IDLE_POLLS_DEFAULT

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -63,6 +64,7 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(spurious_wakeups),
 	NAPI_QUEUE_FIELD(timeout_polls),
 	NAPI_QUEUE_FIELD(wakeup_packets),
+	NAPI_QUEUE_FIELD(quick_arms),
 	NAPI_QUEUE_FIELD(armed_cycles),
 	NAPI_QUEUE_FIELD(busy_cycles),
 	NAPI_QUEUE_FIELD(tx_reclaimed),
@@ -80,6 +82,47 @@ napi_tel_fill(struct rte_tel_data *d, const void *s, const struct napi_tel_field
 	for (i = 0; i < n; i++)
 		rte_tel_data_add_dict_u64(d, f[i].name,
 					  *(const uint64_t *)((const char *)s + f[i].off));
+}
+
+/*
+ * The per-wakeup timing histograms, flattened into the entry's dictionary
+ * (one level of nesting is all telemetry promises): "<name>_lt<N>us" counts
+ * the durations under N us (and at least the previous bound),
+ * "<name>_ge16384us" the rest.
+ */
+struct napi_tel_hist {
+	const char *name;
+	size_t off;
+};
+
+#define NAPI_QUEUE_HIST(f) { #f, offsetof(struct napi_queue_stats, f ## _hist) }
+static const struct napi_tel_hist napi_tel_queue_hist[] = {
+	NAPI_QUEUE_HIST(arm_wake),
+	NAPI_QUEUE_HIST(wake_poll),
+	NAPI_QUEUE_HIST(wake_arm),
+	NAPI_QUEUE_HIST(poll_gap),
+};
+
+static void
+napi_tel_add_hists(struct rte_tel_data *d, const void *s, const struct napi_tel_hist *h,
+		   unsigned int n)
+{
+	unsigned int i, b;
+	char name[RTE_TEL_MAX_STRING_LEN];
+
+	for (i = 0; i < n; i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)s + h[i].off);
+
+		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
+			if (b == NAPI_HIST_BUCKETS - 1)
+				snprintf(name, sizeof(name), "%s_ge%" PRIu64 "us", h[i].name,
+					 napi_hist_lower_us(b));
+			else
+				snprintf(name, sizeof(name), "%s_lt%" PRIu64 "us", h[i].name,
+					 (uint64_t)1 << b);
+			rte_tel_data_add_dict_u64(d, name, v[b]);
+		}
+	}
 }
 
 static int
@@ -126,6 +169,7 @@ napi_tel_stats_of(struct napi_ctx *ctx, void *arg)
 		rte_tel_data_add_dict_int(q, "armed", qs[i].armed);
 		rte_tel_data_add_dict_int(q, "scheduled", qs[i].scheduled);
 		napi_tel_fill(q, &qs[i], napi_tel_queue, RTE_DIM(napi_tel_queue));
+		napi_tel_add_hists(q, &qs[i], napi_tel_queue_hist, RTE_DIM(napi_tel_queue_hist));
 		snprintf(name, sizeof(name), "q%u_%u", qs[i].port, qs[i].queue);
 		if (rte_tel_data_add_dict_container(req->d, name, q, 0) != 0) {
 			rte_tel_data_free(q);

@@ -90,6 +90,8 @@ peer_port_start(uint16_t port, const char *who, const struct peer_port_conf *c)
 		if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	}
+	conf.rxmode.offloads |= c->rx_offloads;
+	conf.txmode.offloads |= c->tx_offloads;
 	conf.intr_conf.lsc = c->lsc ? 1 : 0;
 	conf.intr_conf.rxq = c->rxq_intr ? 1 : 0;
 	if (!c->quiet)
@@ -125,10 +127,17 @@ peer_port_start(uint16_t port, const char *who, const struct peer_port_conf *c)
 int
 peer_vhost_probe(const char *name, const char *sock, uint16_t queues, uint16_t *port)
 {
-	char args[PATH_MAX + 64];
+	return peer_vhost_probe_extra(name, sock, queues, "", port);
+}
+
+int
+peer_vhost_probe_extra(const char *name, const char *sock, uint16_t queues,
+		       const char *extra, uint16_t *port)
+{
+	char args[PATH_MAX + 128];
 	int ret;
 
-	snprintf(args, sizeof(args), "%s,iface=%s,queues=%u", name, sock, queues);
+	snprintf(args, sizeof(args), "%s,iface=%s,queues=%u%s", name, sock, queues, extra);
 	ret = rte_dev_probe(args);
 	if (ret != 0) {
 		printf("# probe back end '%s': %d\n", args, ret);

@@ -47,6 +47,8 @@ struct peer_port_conf {
 	bool lsc;                    /**< intr_conf.lsc */
 	bool rxq_intr;               /**< intr_conf.rxq */
 	bool quiet;                  /**< no "# who: port ..." line */
+	uint64_t rx_offloads;        /**< RTE_ETH_RX_OFFLOAD_* to enable as well */
+	uint64_t tx_offloads;        /**< RTE_ETH_TX_OFFLOAD_* to enable as well */
 	struct rte_mempool *rx_pool;
 };
 
@@ -63,6 +65,10 @@ int peer_port_start(uint16_t port, const char *who, const struct peer_port_conf 
  * @return 0, or a negative errno (printed).
  */
 int peer_vhost_probe(const char *name, const char *sock, uint16_t queues, uint16_t *port);
+
+/** peer_vhost_probe() with @p extra appended to the devargs (e.g. ",tso=1"). */
+int peer_vhost_probe_extra(const char *name, const char *sock, uint16_t queues,
+			   const char *extra, uint16_t *port);
 
 /**
  * Wait until @p port's link is up (or down) or @p timeout seconds passed,

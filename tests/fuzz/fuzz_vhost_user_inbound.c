@@ -35,40 +35,23 @@
 #include "vnapi_vhost_user.h"
 
 #include "fuzz.h"
+#include "../unit/vhost_user/send_fd.h"
 
 #define FUZZ_MAX_BYTES 1024
 
 static void
 fuzz_send(int fd, const uint8_t *buf, size_t len, int pass_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
-	uint8_t zero = 0;
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	static const uint8_t zero;
 
 	if (len == 0 && pass_fd < 0)
 		return;
 	if (len == 0) {
 		/* An fd needs at least one byte to ride on. */
-		iov.iov_base = &zero;
-		iov.iov_len = 1;
+		buf = &zero;
+		len = 1;
 	}
-	if (pass_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctrl, 0, sizeof(ctrl));
-		mh.msg_control = ctrl.buf;
-		mh.msg_controllen = sizeof(ctrl.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass_fd, sizeof(pass_fd));
-	}
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
+	if (send_with_fd(fd, buf, len, pass_fd) != (ssize_t)len)
 		abort();
 }
 
@@ -83,7 +66,6 @@ fuzz_readable(int fd)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool quiet;
 	struct vnapi_vhost_user vu = { .sock = -1, .path = "fuzz" };
 	size_t len, want, bytes = 0;
 	unsigned int nfds = 0;
@@ -92,10 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int sv[2], efd = -1, ret;
 	uint64_t v;
 
-	if (!quiet) {
-		rte_log_set_global_level(RTE_LOG_EMERG);
-		quiet = true;
-	}
+	fuzz_quiet_logs();
 	if (size < 1)
 		return 0;
 	with_fd = data[0] & 1;

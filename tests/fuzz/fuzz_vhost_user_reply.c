@@ -44,7 +44,6 @@ fuzz_is_state(uint32_t request)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool quiet;
 	uint32_t request, hdr[3];
 	const uint8_t *buf;
 	unsigned int nfds;
@@ -52,11 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 	int ret;
 
-	if (!quiet) {
-		/* Rejections are the common case: do not log each one. */
-		rte_log_set_global_level(RTE_LOG_EMERG);
-		quiet = true;
-	}
+	fuzz_quiet_logs();
 	if (size < 2)
 		return 0;
 	if (data[0] < RTE_DIM(fuzz_requests))

@@ -68,6 +68,7 @@ struct pair_opts {
 	uint64_t features_on;    /* virtio feature bits the back end must see negotiated */
 	uint64_t features_off;   /* ... and must not */
 	int expect_indirect; /* segs: tx_q0_indirect must be all (1) or 0 (0); -1 unchecked */
+	bool offloads_refused; /* offload: the front end has every offload devarg 0 */
 	/* race */
 	uint32_t rounds;
 	long expect_lost;        /* PAIR_EXPECT_ANY: report only */

@@ -5,7 +5,7 @@
 DPDK's net_vhost in another, over a vhost-user socket.
 
 Usage: test_testpmd.py CASE [FRONTEND]
-  CASE      txonly | rxonly | io | mq | baddevargs | lsc | all
+  CASE      txonly | rxonly | io | mq | baddevargs | lsc | csum | all
   FRONTEND  vnapi (default) | virtio_user, optionally with extra devargs:
             'vnapi:mrg_rxbuf=1,event_idx=0'
 Exit status 0 = pass, 1 = fail, 77 = skip (meson's convention).
@@ -18,6 +18,7 @@ the sender is stopped and the receiver has drained the ring.
 import os
 import re
 import signal
+import struct
 import sys
 import time
 
@@ -313,6 +314,179 @@ def case_lsc(frontend):
     return True
 
 
+# ---- csum: testpmd's csum engine on the front end (issue 14) -------------------------------
+# TCP packets come from a pcap file: testpmd generates only UDP. The back end testpmd has two
+# ports, net_vhost0 (tso=1, port 0) and net_pcap0 (port 1) in io mode: the pcap's packets go to
+# the front end, whose csum engine ('csum set tcp hw', 'csum set ip sw', 'tso set') sends them
+# back; net_vhost completes the TCP checksums the front end left to it (it does so in software
+# when its port has no rx checksum offload) and the back end writes them to the output pcap.
+# Every output packet must be the input packet with correct IPv4 and TCP checksums.
+
+CSUM_TSO_SEGSZ = 800
+# (IP version, TCP payload bytes): small ones, and ones above the TSO segment size.
+CSUM_PKTS = [(4, 146), (6, 146), (4, 1400), (6, 1400), (4, 1), (6, 900)] * 40
+
+
+def _cksum(data):
+    if len(data) % 2:
+        data += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def _csum_packet(ver, payload, seq):
+    """Ethernet + IPv4/IPv6 + TCP + payload, with both checksums 0 (wrong)."""
+    eth = bytes.fromhex('020000000002' '020000000001') + (b'\x08\x00' if ver == 4 else b'\x86\xdd')
+    data = bytes((i * 7 + seq) & 0xff for i in range(payload))
+    tcp = struct.pack('!HHIIBBHHH', 40000 + seq % 1000, 80, seq * 1000, 1, 5 << 4, 0x18,
+                      65535, 0, 0)
+    if ver == 4:
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp) + payload, seq & 0xffff, 0,
+                         64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    else:
+        ip = struct.pack('!IHBB16s16s', 6 << 28, len(tcp) + payload, 6, 64,
+                         bytes(range(16)), bytes(range(16, 32)))
+    return eth + ip + tcp + data
+
+
+def _csum_ok(pkt):
+    """(IPv4 header checksum correct or IPv6, TCP checksum correct) of an output packet."""
+    ver = pkt[14] >> 4
+    if ver == 4:
+        ihl = (pkt[14] & 0xf) * 4
+        ip, l4 = pkt[14:14 + ihl], pkt[14 + ihl:]
+        ip_ok = _cksum(ip) == 0xffff
+        pseudo = ip[12:20] + struct.pack('!BBH', 0, 6, len(l4))
+    else:
+        ip, l4 = pkt[14:54], pkt[54:]
+        ip_ok = True
+        pseudo = ip[8:40] + struct.pack('!IxxxB', len(l4), 6)
+    return ip_ok, _cksum(pseudo + l4) == 0xffff
+
+
+def _pcap_write(path, pkts):
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, p in enumerate(pkts):
+            f.write(struct.pack('<IIII', i, 0, len(p), len(p)))
+            f.write(p)
+
+
+def _pcap_read(path):
+    out = []
+    with open(path, 'rb') as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            return out
+        magic = struct.unpack('<I', hdr[:4])[0]
+        endian = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return out
+            _, _, incl, _ = struct.unpack(endian + 'IIII', rec)
+            out.append(f.read(incl))
+
+
+def case_csum(frontend):
+    """testpmd csum engine on the front end: TCP checksum and TSO requests answered by the back
+    end; counters equal end to end; every output packet carries correct checksums."""
+    with h.Session() as s:
+        pkts = [_csum_packet(v, n, i) for i, (v, n) in enumerate(CSUM_PKTS)]
+        in_pcap = os.path.join(s.workdir.path, 'in.pcap')
+        out_pcap = os.path.join(s.workdir.path, 'out.pcap')
+        _pcap_write(in_pcap, pkts)
+        sock = s.workdir.socket()
+        prefix = h.unique('b')
+        argv = h.testpmd_argv(prefix, h.BACKEND_LCORES,
+                              ['net_vhost0,iface=%s,queues=1,tso=1' % sock,
+                               'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (in_pcap, out_pcap)],
+                              app_extra=['--no-flush-rx'])  # 'start' would drain the pcap
+        backend = s.add(h.start_testpmd('backend', argv, prefix, deadline=PROC_DEADLINE))
+        backend.wait_for(r'\(%s\) binding succeeded' % re.escape(sock), 60.0,
+                         what='vhost-user socket bound')
+        backend.wait_prompt(60.0)
+        check('net_pcap' in backend.cmd('show port info 1'), 'back end port 1 is net_pcap0')
+        mark = backend.mark()
+        fe = s.add(h.start_frontend(frontend, sock, deadline=PROC_DEADLINE))
+        h.wait_backend_ready(backend, since=mark, timeout=30.0)
+        h.poll_until(backend.link_up, 15.0, what='backend link up')
+        h.poll_until(fe.link_up, 15.0, what='front-end link up')
+
+        info = fe.cmd('show port info 0')
+        print('  front end: %s' % ' '.join(l.strip() for l in info.splitlines()
+                                          if 'offload' in l.lower()))
+        fe.cmd('port stop 0')
+        for c in ('csum set ip sw 0', 'csum set tcp hw 0', 'tso set %d 0' % CSUM_TSO_SEGSZ):
+            r = fe.cmd(c)
+            check('not supported' not in r and 'Invalid' not in r and 'error' not in r.lower(),
+                  '%r accepted: %s' % (c, ' '.join(r.split())[:160]))
+        mark = backend.mark()
+        r = fe.cmd('port start 0', timeout=30.0)
+        check('Fail' not in r, 'front end restarted with the offloads: %s'
+              % ' '.join(r.split())[:160])
+        h.poll_until(fe.link_up, 15.0, what='front-end link up after restart')
+        # The pcap's packets are read once: net_vhost must be ready before they come.
+        h.wait_backend_ready(backend, since=mark, timeout=30.0)
+        h.poll_until(backend.link_up, 15.0, what='backend link up after restart')
+        fe.cmd('csum show 0')
+        fe.start_fwd('csum')
+        backend.start_fwd('io')
+        n = len(pkts)
+        h.wait_counter(backend, 'RX-packets', n, DRAIN_S, port=1, what='pcap packets read')
+        try:
+            h.wait_counter(backend, 'TX-packets', n, DRAIN_S, port=1, what='pcap packets written')
+        except h.Timeout:
+            print('  front end stats: %s\n  xstats: %s\n  back end stats: %s\n  front end tail:\n%s'
+                  % (fe.port_stats(0), fe.port_xstats(), backend.port_stats_all(), fe.tail(30)))
+            raise
+        fe_fwd = fe.stop_fwd()
+        b_fwd = backend.stop_fwd()
+        fe_st, b_vh = fe.port_stats(0), backend.port_stats(0)
+        check(b_vh['TX-packets'] == n and fe_st['RX-packets'] == n,
+              'back end net_vhost TX-packets %d == front end RX-packets %d == %d'
+              % (b_vh['TX-packets'], fe_st['RX-packets'], n))
+        check(fe_st['TX-packets'] == n and b_vh['RX-packets'] == n,
+              'front end TX-packets %d == back end net_vhost RX-packets %d == %d'
+              % (fe_st['TX-packets'], b_vh['RX-packets'], n))
+        check(fe_fwd[0]['RX-packets'] == n and fe_fwd[0]['TX-packets'] == n and
+              fe_fwd[0]['TX-dropped'] == 0,
+              'csum engine: RX %d TX %d dropped %d' % (fe_fwd[0]['RX-packets'],
+                                                      fe_fwd[0]['TX-packets'],
+                                                      fe_fwd[0]['TX-dropped']))
+        check(not re.search(r'Preparing packet burst to transmit failed', fe.text()),
+              'no tx_prepare failure reported by the csum engine')
+        for p in (backend, fe):
+            st = p.port_stats(0)
+            check(st.get('RX-errors', 0) == 0 and st.get('TX-errors', 0) == 0,
+                  '%s: no RX/TX errors' % p.name)
+        xs = fe.port_xstats()
+        check(xs.get('tx_q0_errors', -1) == 0, 'front end tx_q0_errors %s' % xs.get('tx_q0_errors'))
+        print('  back end forward stats: %s' % b_fwd)
+        # Stop the back end so that net_pcap flushes the output file.
+        backend.stop()
+        out = _pcap_read(out_pcap)
+        check(len(out) == n, 'output pcap holds %d packets (want %d)' % (len(out), n))
+        bad = []
+        for i, (a, b) in enumerate(zip(pkts, out)):
+            ip_ok, tcp_ok = _csum_ok(b)
+            ver = a[14] >> 4
+            same = len(a) == len(b)
+            # The csum engine rewrites both MAC addresses (bytes 0-11).
+            if same and ver == 4:
+                same = a[12:24] == b[12:24] and a[26:50] == b[26:50] and a[52:] == b[52:]
+            elif same:
+                same = a[12:70] == b[12:70] and a[72:] == b[72:]
+            if not (ip_ok and tcp_ok and same):
+                bad.append('#%d IPv%d %dB: ip %s tcp %s bytes %s' % (i, ver, len(a), ip_ok,
+                                                                      tcp_ok, same))
+        check(not bad, 'every output packet is its input with correct IPv4 and TCP checksums'
+              + ''.join('\n    ' + x for x in bad[:10]))
+    return True
+
+
 CASES = {
     'txonly': case_txonly,
     'rxonly': case_rxonly,
@@ -320,6 +494,7 @@ CASES = {
     'mq': case_mq,
     'baddevargs': case_baddevargs,
     'lsc': case_lsc,
+    'csum': case_csum,
 }
 
 

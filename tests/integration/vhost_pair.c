@@ -59,6 +59,7 @@
 #include "peer_tap.h"
 #include "peer_util.h"
 #include "pair.h"
+#include "pair_offload.h"
 
 #define PAIR_TX_ROUNDS      16
 #define PAIR_MAX_FLOWS      (2 * PAIR_MAX_QUEUES)
@@ -463,17 +464,26 @@ wait_links_up(void)
 	return check_features();
 }
 
+/* The offload scenario: net_vhost's extra devargs, offloads at configure. */
+static const char *be_extra_devargs = "";
+static bool offload_conf;
+
 static int
 port_setup(uint16_t port, const char *who, uint16_t nb_q, uint32_t mtu,
 	   bool lsc, struct rte_mempool *rx_pool)
 {
-	const struct peer_port_conf c = {
+	struct peer_port_conf c = {
 		.nb_queues = nb_q,
 		.mtu = mtu,
 		.lsc = lsc,
 		.rx_pool = rx_pool,
 	};
-	int ret = peer_port_start(port, who, &c);
+	struct rte_eth_dev_info info;
+	int ret;
+
+	if (offload_conf && rte_eth_dev_info_get(port, &info) == 0)
+		pair_offload_conf(port == pair.fe_port, &info, &c.rx_offloads, &c.tx_offloads);
+	ret = peer_port_start(port, who, &c);
 
 	if (ret != 0)
 		return peer_fail("%s: setup of %u queue(s) failed: %d", who, nb_q, ret);
@@ -483,7 +493,8 @@ port_setup(uint16_t port, const char *who, uint16_t nb_q, uint32_t mtu,
 int
 pair_be_create(uint16_t nb_q, uint32_t mtu)
 {
-	int ret = peer_vhost_probe(PAIR_BE_NAME, pair.sock_path, nb_q, &pair.be_port);
+	int ret = peer_vhost_probe_extra(PAIR_BE_NAME, pair.sock_path, nb_q, be_extra_devargs,
+					 &pair.be_port);
 
 	if (ret != 0)
 		return peer_fail("back end %s at %s: %d", PAIR_BE_NAME, pair.sock_path, ret);
@@ -1074,6 +1085,51 @@ scenario_baddevargs(void)
 	return !peer_failed() ? 0 : -1;
 }
 
+/*
+ * Offloads (pair_offload.c) against net_vhost with tso=1, one queue pair:
+ * checksum and TSO requests front end -> back end and back end -> front
+ * end, IPv4 and IPv6, then the port counters. With --offloads-refused (the
+ * front end probed with every offload devarg 0): nothing offered, every
+ * offload refused at configure and at tx_prepare.
+ */
+static int
+scenario_offload(void)
+{
+	struct pair_offload_ctx ctx;
+	struct rte_eth_stats fs, bs;
+	int ret = 0;
+
+	be_extra_devargs = PAIR_OFFLOAD_BE_DEVARGS;
+	offload_conf = true;
+	if (pair_be_create(1, 0) != 0 || fe_bringup(0, false, NULL) != 0)
+		return -1;
+	ctx.fe_port = pair.fe_port;
+	ctx.be_port = pair.be_port;
+	ctx.fe_tx_pool = pair.pools.mp[POOL_FE_TX];
+	ctx.be_tx_pool = pair.pools.mp[POOL_BE_TX];
+	ctx.tap = peer_tap;
+	ctx.timeout = pair_opts.timeout;
+	if (pair_opts.offloads_refused)
+		return pair_offload_refused(&ctx);
+	rte_eth_stats_reset(pair.fe_port);
+	rte_eth_stats_reset(pair.be_port);
+	ret |= pair_offload_fe_to_be(&ctx, false);
+	ret |= pair_offload_fe_to_be(&ctx, true);
+	ret |= pair_offload_be_to_fe(&ctx, false);
+	ret |= pair_offload_be_to_fe(&ctx, true);
+	if (rte_eth_stats_get(pair.fe_port, &fs) != 0 ||
+	    rte_eth_stats_get(pair.be_port, &bs) != 0)
+		return peer_fail("rte_eth_stats_get failed");
+	/* 6 packets per IP version front end -> back end, 4 back. */
+	peer_tap(fs.opackets == 12 && bs.ipackets == 12 && bs.opackets == 8 && fs.ipackets == 8 &&
+		 fs.obytes == bs.ibytes && fs.ibytes == bs.obytes && fs.oerrors == 0 &&
+		 fs.ierrors == 0,
+		 "counters: front end opackets %" PRIu64 " obytes %" PRIu64 ", back end ipackets %" PRIu64 " ibytes %" PRIu64 "; back end opackets %" PRIu64 " obytes %" PRIu64 ", front end ipackets %" PRIu64 " ibytes %" PRIu64 " (want 12, 12, 8, 8, bytes equal, no errors)",
+		 fs.opackets, fs.obytes, bs.ipackets, bs.ibytes, bs.opackets, bs.obytes,
+		 fs.ipackets, fs.ibytes);
+	return ret != 0 || peer_failed() ? -1 : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -1086,6 +1142,7 @@ static const struct {
 	{ "baddevargs", scenario_baddevargs },
 	{ "badring", scenario_badring },
 	{ "segs", scenario_segs },
+	{ "offload", scenario_offload },
 	{ "race", pair_scenario_race },
 };
 
@@ -1197,6 +1254,8 @@ static const struct peer_opt pair_opt_table[] = {
 	  .max = UINT64_MAX, .arg = "MASK", .help = "... and must not" },
 	{ .name = "expect-indirect", .type = PEER_OPT_CHOICE, .dst = &pair_opts.expect_indirect,
 	  .choices = pair_zero_one, .arg = "0|1", .help = "segs: tx_qN_indirect counts none or all" },
+	{ .name = "offloads-refused", .type = PEER_OPT_FLAG, .dst = &pair_opts.offloads_refused,
+	  .help = "offload: the front end has every offload devarg 0" },
 	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,
 	  .max = 10000000, .arg = "N", .help = "race: rounds (default 200)" },
 	{ .name = "expect-lost", .type = PEER_OPT_FN, .dst = &pair_opts.expect_lost,

@@ -42,6 +42,13 @@
  *                both of the round trip and of the round trip minus the
  *                run-queue wait of the two processes (--bound-on net applies
  *                the bound to the latter: see "scheduler accounting").
+ *                With --gap2-min-us/--gap2-max-us every second packet uses
+ *                that range instead (pairs: a packet, then a second one soon
+ *                after it came back). --dump FILE writes one line
+ *                "seq latency_ns net_ns" per packet back. A LATENCY line
+ *                follows RESULT with the tail (p99.9, counts over 1 and 5 ms,
+ *                raw and net), the peer's own stalls and the packets over the
+ *                net bound during host steal.
  *   --idle S     send nothing for S seconds ("IDLE begin" / "IDLE end" lines
  *                frame the window), wait --settle-ms, then one check packet
  *                (counted as the one packet sent; same latency bound).
@@ -83,6 +90,7 @@
 #include "peer_frame.h"
 #include "peer_opt.h"
 #include "peer_port.h"
+#include "peer_proc.h"
 #include "peer_util.h"
 
 #define PEER_EXIT_PASS        0
@@ -104,6 +112,7 @@
 #define PEER_MAX_COUNT  (1u << 24)
 #define PEER_SLOW_US    2000 /* sparse: list packets slower than this ... */
 #define PEER_SLOW_LINES 40   /* ... at most this many */
+#define PEER_STALL_NS   100000 /* a longer gap in our wait for a reply: we were not running */
 
 /* l3fwd-power's rewrite: destination 02:00:00:00:00:<port>. */
 static const struct rte_ether_addr peer_l3fwd_dst = {
@@ -177,6 +186,9 @@ struct peer_opts {
 	double idle_s;
 	uint32_t gap_min_us;
 	uint32_t gap_max_us;
+	uint32_t gap2_min_us;      /* sparse: every second gap from this range (0/0: off) */
+	uint32_t gap2_max_us;
+	const char *dump;          /* sparse: "seq latency_ns net_ns" per packet, or NULL */
 	uint32_t max_latency_us;   /* 0: no bound */
 	int bound_net;             /* bound the latency net of run-queue wait (1) or raw (0) */
 	uint32_t window;
@@ -204,7 +216,8 @@ struct peer_phase_state {
 	uint32_t rcvd;
 	uint8_t *seen;
 	uint64_t *lat_ns;
-	uint64_t *sched_ns; /* run-queue wait of both processes during each round trip */
+	uint64_t *sched_ns; /* time either process did not run during each round trip */
+	uint8_t *stolen;    /* the host took CPU time (steal) during the round trip */
 };
 
 struct peer {
@@ -227,6 +240,8 @@ struct peer {
 	 * front end's main thread and of ourselves, -1 when unavailable. */
 	int fe_sched_fd;
 	int self_sched_fd;
+	int stat_fd;          /* /proc/stat (steal), with the front end watched */
+	uint64_t stall_ns;    /* gaps over PEER_STALL_NS in our waits for replies */
 	long fe_pid;
 	char first_bad[160];
 };
@@ -453,29 +468,24 @@ peer_drain_until(struct peer *pr, uint64_t until_ns, bool lazy)
  * send and after each return, so that every latency can be split into
  * run-queue wait and the rest. A front end that sleeps through a wakeup it
  * should have had is not runnable: that time stays in the rest.
+ *
+ * On a VM the host also deschedules our vCPU (steal), which no schedstat
+ * shows: a gap over PEER_STALL_NS in our busy wait for the reply is time we
+ * did not run either (our own run-queue wait is part of those gaps, so the
+ * larger of the two counts, once). A round trip during which the machine's
+ * steal time (/proc/stat) grew is marked: with --bound-on net it is reported
+ * apart, not held to the bound.
  */
 static uint64_t
-schedstat_wait_ns(int fd)
+sched_wait_fe(const struct peer *pr)
 {
-	char buf[128];
-	unsigned long long run, wait;
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
-		return 0;
-	return wait;
+	return peer_schedstat_wait_ns(pr->fe_sched_fd);
 }
 
 static uint64_t
-sched_wait_now(const struct peer *pr)
+sched_wait_self(const struct peer *pr)
 {
-	return schedstat_wait_ns(pr->fe_sched_fd) + schedstat_wait_ns(pr->self_sched_fd);
+	return peer_schedstat_wait_ns(pr->self_sched_fd);
 }
 
 /* Does /proc/<pid>/cmdline hold `needle`? */
@@ -533,6 +543,7 @@ sched_watch_setup(struct peer *pr)
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/schedstat", found);
 	pr->fe_sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+	pr->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	pr->fe_pid = found;
 	printf("# run-queue accounting: front end pid %ld%s, self %s\n", found,
 	       pr->fe_sched_fd < 0 ? " (schedstat unreadable)" : "",
@@ -548,12 +559,14 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 	struct peer_phase_state *ps = &pr->ph[phase];
 	uint32_t seq = ps->sent;
 	struct rte_mbuf *m;
-	uint64_t t_end, w0;
+	uint64_t t_end, t, last, stall = 0, fe_w0, self_w0, steal0;
 
 	*back = false;
 	if (seq >= ps->cap)
 		return PEER_EXIT_SETUP;
-	w0 = sched_wait_now(pr);
+	fe_w0 = sched_wait_fe(pr);
+	self_w0 = sched_wait_self(pr);
+	steal0 = peer_steal_ticks(pr->stat_fd);
 	m = frame_build(pr, phase, seq);
 	if (m == NULL) {
 		printf("# mbuf allocation failed\n");
@@ -570,18 +583,28 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		}
 		frame_stamp(m);
 	}
-	t_end = peer_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	last = peer_now_ns();
+	t_end = last + (uint64_t)timeout_ms * 1000000ull;
 	while (!ps->seen[seq]) {
 		if (peer_quit)
 			return PEER_EXIT_INTERRUPTED;
 		if (past_deadline(pr))
 			return PEER_EXIT_DEADLINE;
-		if (peer_now_ns() >= t_end)
+		t = peer_now_ns();
+		if (t >= t_end)
 			return PEER_EXIT_PASS;
+		/* A gap in this busy loop: we were not running. */
+		if (t - last > PEER_STALL_NS)
+			stall += t - last;
 		peer_rx(pr);
+		last = peer_now_ns();
 	}
+	pr->stall_ns += stall;
 	if (ps->sched_ns != NULL)
-		ps->sched_ns[seq] = sched_wait_now(pr) - w0;
+		ps->sched_ns[seq] = sched_wait_fe(pr) - fe_w0 +
+				    RTE_MAX(sched_wait_self(pr) - self_w0, stall);
+	if (ps->stolen != NULL)
+		ps->stolen[seq] = peer_steal_ticks(pr->stat_fd) != steal0;
 	*back = true;
 	return PEER_EXIT_PASS;
 }
@@ -642,8 +665,9 @@ phase_alloc(struct peer_phase_state *ps, uint32_t cap, bool latency)
 	ps->seen = calloc(cap, 1);
 	ps->lat_ns = latency ? calloc(cap, sizeof(*ps->lat_ns)) : NULL;
 	ps->sched_ns = latency ? calloc(cap, sizeof(*ps->sched_ns)) : NULL;
-	return ps->seen == NULL || (latency && (ps->lat_ns == NULL || ps->sched_ns == NULL)) ?
-		-1 : 0;
+	ps->stolen = latency ? calloc(cap, 1) : NULL;
+	return ps->seen == NULL || (latency && (ps->lat_ns == NULL || ps->sched_ns == NULL ||
+						ps->stolen == NULL)) ? -1 : 0;
 }
 
 static void
@@ -652,6 +676,7 @@ phase_free(struct peer_phase_state *ps)
 	free(ps->seen);
 	free(ps->lat_ns);
 	free(ps->sched_ns);
+	free(ps->stolen);
 }
 
 /* ---- modes ------------------------------------------------------------- */
@@ -754,12 +779,16 @@ static int
 peer_sparse(struct peer *pr)
 {
 	uint32_t span = pr->o.gap_max_us - pr->o.gap_min_us + 1;
+	uint32_t span2 = pr->o.gap2_max_us - pr->o.gap2_min_us + 1;
 	uint32_t i;
 	bool back;
 	int ret;
 
 	for (i = 0; i < pr->o.count; i++) {
-		uint64_t gap_ns = (uint64_t)(pr->o.gap_min_us + peer_rng_next(&pr->rng) % span) * 1000;
+		bool second = i % 2 == 1 && pr->o.gap2_max_us > 0;
+		uint64_t r = peer_rng_next(&pr->rng);
+		uint64_t gap_ns = (uint64_t)(second ? pr->o.gap2_min_us + r % span2 :
+					     pr->o.gap_min_us + r % span) * 1000;
 		uint64_t t_send = peer_now_ns() + gap_ns;
 
 		if (pr->gap_us != NULL)
@@ -817,6 +846,16 @@ peer_idle(struct peer *pr)
 
 /* ---- report ------------------------------------------------------------ */
 
+/* How many of the @p n ascending values exceed @p limit. */
+static uint64_t
+count_over(const uint64_t *sorted, uint32_t n, uint64_t limit)
+{
+	uint32_t i = n;
+
+	while (i > 0 && sorted[i - 1] > limit)
+		i--;
+	return n - i;
+}
 
 static int
 peer_report(struct peer *pr, int run_ret)
@@ -825,6 +864,7 @@ peer_report(struct peer *pr, int run_ret)
 	struct peer_phase_state *ck = tr; /* idle: the check packet */
 	char extra[1024] = "";
 	char reason[256] = "";
+	char tail[512] = "";
 	uint64_t lost = (uint64_t)tr->sent - tr->rcvd;
 	uint64_t over = 0;
 	bool fail = false;
@@ -836,13 +876,21 @@ peer_report(struct peer *pr, int run_ret)
 		uint64_t *raw = malloc(sizeof(*raw) * (tr->rcvd + 1));
 		uint64_t *net = malloc(sizeof(*net) * (tr->rcvd + 1));
 		uint64_t bound = (uint64_t)pr->o.max_latency_us * 1000;
-		uint64_t over_raw = 0, over_net = 0, sched_total = 0;
+		uint64_t over_raw = 0, over_net = 0, over_net_steal = 0, sched_total = 0;
+		FILE *dump = NULL;
 		size_t off;
 		unsigned int b;
 
-		if (raw == NULL || net == NULL) {
+		if (pr->o.dump != NULL) {
+			dump = fopen(pr->o.dump, "w");
+			if (dump == NULL)
+				printf("# --dump %s: %s\n", pr->o.dump, strerror(errno));
+		}
+		if (raw == NULL || net == NULL || (pr->o.dump != NULL && dump == NULL)) {
 			free(raw);
 			free(net);
+			if (dump != NULL)
+				fclose(dump);
 			return PEER_EXIT_SETUP;
 		}
 		for (i = 0; i < tr->sent; i++) {
@@ -855,15 +903,21 @@ peer_report(struct peer *pr, int run_ret)
 			raw[n] = l;
 			net[n++] = l - w;
 			sched_total += w;
+			if (dump != NULL)
+				fprintf(dump, "%" PRIu32 " %" PRIu64 " %" PRIu64 "\n", i, l, l - w);
 			for (b = 0; b < RTE_DIM(edges_us); b++)
 				if (l < (uint64_t)edges_us[b] * 1000)
 					break;
 			hist[b]++;
 			if (bound && l > bound)
 				over_raw++;
-			if (bound && l - w > bound)
+			if (bound && l - w > bound) {
 				over_net++;
+				over_net_steal += tr->stolen[i];
+			}
 		}
+		if (dump != NULL)
+			fclose(dump);
 		/* The slowest packets, with the quiet time before them and the
 		 * run-queue wait inside them: a packet that raced the arming
 		 * waits for the waiter's timeout with no run-queue wait;
@@ -878,7 +932,10 @@ peer_report(struct peer *pr, int run_ret)
 		}
 		peer_sort_u64(raw, n);
 		peer_sort_u64(net, n);
-		over = pr->o.bound_net ? over_net : over_raw;
+		/* Net of the stalls it can see, the bound still cannot apply to a
+		 * round trip during which the hypervisor took the CPUs: those are
+		 * reported (LATENCY over_bound_with_steal), not failed. */
+		over = pr->o.bound_net ? over_net - over_net_steal : over_raw;
 		off = snprintf(extra, sizeof(extra),
 			       " p50_us=%.1f p99_us=%.1f max_us=%.1f min_us=%.1f"
 			       " net_p50_us=%.1f net_p99_us=%.1f net_max_us=%.1f"
@@ -899,6 +956,14 @@ peer_report(struct peer *pr, int run_ret)
 				off += snprintf(extra + off, sizeof(extra) - off, ",>=%u:%u",
 						edges_us[b - 1], hist[b]);
 		}
+		snprintf(tail, sizeof(tail),
+			 "LATENCY p999_us=%.1f over_1ms=%" PRIu64 " over_5ms=%" PRIu64
+			 " net_p999_us=%.1f net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64
+			 " peer_stall_ms=%.3f over_bound_with_steal=%" PRIu64 "\n",
+			 peer_percentile_u64(raw, n, 99.9) / 1e3, count_over(raw, n, 1000000),
+			 count_over(raw, n, 5000000), peer_percentile_u64(net, n, 99.9) / 1e3,
+			 count_over(net, n, 1000000), count_over(net, n, 5000000),
+			 pr->stall_ns / 1e6, pr->o.bound_net ? over_net_steal : 0);
 		free(raw);
 		free(net);
 		if (over > 0) {
@@ -949,6 +1014,7 @@ peer_report(struct peer *pr, int run_ret)
 	       peer_mode_names[pr->o.mode], tr->sent, tr->rcvd, lost, pr->dup, pr->bad,
 	       pr->stray, pr->tx_retries, pr->ph[PEER_PHASE_WARMUP].rcvd,
 	       pr->ph[PEER_PHASE_WARMUP].sent, extra, reason);
+	fputs(tail, stdout);
 	fflush(stdout);
 	if (run_ret != PEER_EXIT_PASS)
 		return run_ret;
@@ -1042,6 +1108,12 @@ static const struct peer_opt echo_opt_table[] = {
 	  .max = 10000000, .arg = "N", .help = "sparse: shortest gap (default 100)" },
 	{ .name = "gap-max-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap_max_us,
 	  .max = 10000000, .arg = "N", .help = "sparse: longest gap (default 5000)" },
+	{ .name = "gap2-min-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap2_min_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: every second gap's shortest (default off)" },
+	{ .name = "gap2-max-us", .type = PEER_OPT_U32, .dst = &echo_opts.gap2_max_us,
+	  .max = 10000000, .arg = "N", .help = "sparse: every second gap's longest (0: off)" },
+	{ .name = "dump", .type = PEER_OPT_STR, .dst = &echo_opts.dump, .arg = "FILE",
+	  .help = "sparse: write \"seq latency_ns net_ns\" per packet back" },
 	{ .name = "max-latency-us", .type = PEER_OPT_U32, .dst = &echo_opts.max_latency_us,
 	  .max = UINT32_MAX, .arg = "N",
 	  .help = "sparse/idle: fail any packet slower than N us (0: off)" },
@@ -1083,8 +1155,8 @@ parse_opts(int argc, char **argv)
 		fprintf(stderr, "need --iface and exactly one of --count, --sparse, --idle\n");
 		return -1;
 	}
-	if (o->gap_min_us > o->gap_max_us) {
-		fprintf(stderr, "--gap-min-us must not exceed --gap-max-us\n");
+	if (o->gap_min_us > o->gap_max_us || o->gap2_min_us > o->gap2_max_us) {
+		fprintf(stderr, "--gap(2)-min-us must not exceed --gap(2)-max-us\n");
 		return -1;
 	}
 	return 0;
@@ -1096,6 +1168,7 @@ main(int argc, char **argv)
 	struct peer pr = {
 		.fe_sched_fd = -1,
 		.self_sched_fd = -1,
+		.stat_fd = -1,
 		.fe_pid = -1,
 	};
 	bool probed = true;
@@ -1180,6 +1253,8 @@ out:
 		close(pr.fe_sched_fd);
 	if (pr.self_sched_fd >= 0)
 		close(pr.self_sched_fd);
+	if (pr.stat_fd >= 0)
+		close(pr.stat_fd);
 	rte_eal_cleanup();
 	return code;
 }

@@ -26,6 +26,14 @@
 #include "vnapi_transport.h"
 
 static const char *const vnapi_feature_names[64] = {
+	[VIRTIO_NET_F_CSUM] = "CSUM",
+	[VIRTIO_NET_F_GUEST_CSUM] = "GUEST_CSUM",
+	[VIRTIO_NET_F_GUEST_TSO4] = "GUEST_TSO4",
+	[VIRTIO_NET_F_GUEST_TSO6] = "GUEST_TSO6",
+	[VIRTIO_NET_F_GUEST_ECN] = "GUEST_ECN",
+	[VIRTIO_NET_F_HOST_TSO4] = "HOST_TSO4",
+	[VIRTIO_NET_F_HOST_TSO6] = "HOST_TSO6",
+	[VIRTIO_NET_F_HOST_ECN] = "HOST_ECN",
 	[VIRTIO_NET_F_MAC] = "MAC",
 	[VIRTIO_NET_F_MRG_RXBUF] = "MRG_RXBUF",
 	[VIRTIO_NET_F_STATUS] = "STATUS",
@@ -84,6 +92,7 @@ vnapi_backend_want(const struct vnapi_params *p)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;   /* taken only if offered */
 	if (p->indirect)
 		want |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
+	want |= vnapi_net_offload_want(p->tx_csum, p->tso, p->rx_csum, p->lro && p->mrg_rxbuf);
 	return want;
 }
 
@@ -92,6 +101,9 @@ vnapi_backend_want(const struct vnapi_params *p)
 #define VNAPI_RING_FEATURES ((1ULL << VIRTIO_F_VERSION_1) | \
 			     (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
 			     (1ULL << VIRTIO_F_RING_PACKED))
+/* ... and so are the offloads the application was told of (dev_infos_get)
+ * and configured: a later back end must offer them too. */
+#define VNAPI_FIXED_FEATURES (VNAPI_RING_FEATURES | vnapi_net_offload_want(true, true, true, true))
 /* Features only lib/virtq's behaviour depends on: taken anew from each back
  * end, the rings laid out for them at the next start (vnapi_vq_relayout). */
 #define VNAPI_VQ_FEATURES ((1ULL << VIRTIO_F_RING_EVENT_IDX) | \
@@ -111,7 +123,8 @@ vnapi_backend_assume(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 
-	hw->features = vnapi_backend_want(&hw->params);
+	hw->features = vnapi_net_offload_valid(vnapi_backend_want(&hw->params));
+	hw->features_usable = hw->features;
 	hw->features_offered = 0;
 	hw->max_queue_pairs = hw->params.queues;
 	vnapi_backend_set_hdr_size(hw);
@@ -122,7 +135,7 @@ static int
 vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	uint64_t need = hw->features & VNAPI_RING_FEATURES;
+	uint64_t need = hw->features & VNAPI_FIXED_FEATURES;
 	uint64_t missing;
 	char buf[128];
 	size_t off = 0;
@@ -167,8 +180,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 			goto err_disconnect;
 		hw->max_queue_pairs = max_qp;
 		hw->features_offered = offered;
-		hw->features = (hw->features & VNAPI_RING_FEATURES) |
-			       (offered & want & ~VNAPI_RING_FEATURES);
+		hw->features = vnapi_net_offload_valid((hw->features & VNAPI_FIXED_FEATURES) |
+						       (offered & want & ~VNAPI_FIXED_FEATURES));
 		/* Indirect tables exist only if the tx rings were set up with them. */
 		for (q = 0; q < dev->data->nb_tx_queues; q++) {
 			const struct vnapi_txq *txq = dev->data->tx_queues[q];
@@ -201,7 +214,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 
 	hw->max_queue_pairs = max_qp;
 	hw->features_offered = offered;
-	hw->features = offered & want;
+	hw->features = vnapi_net_offload_valid(offered & want);
+	hw->features_usable = hw->features;
 	vnapi_backend_set_hdr_size(hw);
 	vnapi_connected_set(hw, true);
 	return 0;

@@ -45,6 +45,7 @@
 
 #include "virtq.h"
 #include "vnapi_devargs.h"
+#include "vnapi_net_hdr.h"
 #include "vnapi_vhost_user.h"
 
 struct vnapi_transport_ops;
@@ -73,17 +74,6 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 #define VIRTIO_STATUS_DRIVER_OK   4
 #define VIRTIO_STATUS_FEATURES_OK 8
 
-/** The virtio-net header (VERSION_1 / MRG_RXBUF layout: 12 bytes). */
-struct vnapi_net_hdr {
-	uint8_t flags;
-	uint8_t gso_type;
-	uint16_t hdr_len;
-	uint16_t gso_size;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-	uint16_t num_buffers;
-} __rte_packed;
-
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
 struct vnapi_queue_stats {
 	uint64_t packets;
@@ -96,6 +86,8 @@ struct vnapi_queue_stats {
 	uint64_t refused;     /**< tx: packets refused while no back end served the ring. */
 	uint64_t reclaimed;   /**< Buffers taken back from the ring at stop or at the loss of
 			       *   the back end (tx: freed unsent; rx: freed, reposted at start). */
+	uint64_t bad_hdr;     /**< rx: headers whose offload fields were rejected
+			       *   (delivered without offload flags). */
 };
 
 /**
@@ -139,6 +131,7 @@ struct vnapi_rxq {
 	struct rte_mbuf *mrg_tail;
 	uint16_t mrg_left;
 	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
+	uint32_t ol;                  /**< Negotiated rx offloads (VNAPI_OL_*): 0, the header is not read. */
 	bool wake_window;             /**< Between a wakeup and the next arm. */
 	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
 	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
@@ -147,11 +140,26 @@ struct vnapi_rxq {
 	struct vnapi_intr_stats istats;
 };
 
+/**
+ * A header for an offload packet whose own headroom we may not write
+ * (shared, indirect, or too little of it): lives until the device is done
+ * with the chain, found again through the chain's cookie (tagged pointer).
+ */
+struct vnapi_tx_hdr_slot {
+	struct vnapi_net_hdr hdr;
+	uint16_t next_free;
+	struct rte_mbuf *m;
+};
+
 struct vnapi_txq {
 	struct vnapi_gate gate;
 	struct virtq *vq;
 	void *ring;
-	struct vnapi_net_hdr *zero_hdr; /**< One all-zero header for every chain (no offloads). */
+	struct vnapi_net_hdr *zero_hdr; /**< One all-zero header for chains without offloads. */
+	struct vnapi_tx_hdr_slot *slots; /**< num header slots (tx offloads negotiated), else NULL. */
+	uint16_t slot_free;           /**< First free slot, or UINT16_MAX. */
+	uint16_t slots_used;          /**< Slots in flight: 0 lets completions skip the cookie test. */
+	uint32_t ol;                  /**< Negotiated tx offloads (VNAPI_OL_*). */
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint16_t vring;               /**< 2 * queue_id + 1 */
@@ -178,6 +186,10 @@ struct vnapi_hw {
 	struct vnapi_params params;
 	uint64_t features_offered;   /**< Back end's GET_FEATURES. */
 	uint64_t features;           /**< What we SET_FEATURES. */
+	/** offered & wanted at connect: the device offloads an application
+	 * may enable (dev_infos_get); configure drops the rx ones it did not
+	 * enable from features. */
+	uint64_t features_usable;
 	uint64_t protocol_features;  /**< Negotiated protocol features. */
 	uint16_t max_queue_pairs;    /**< Back end's limit (GET_QUEUE_NUM), or 1. */
 	uint16_t nb_qp;              /**< Queue pairs configured. */

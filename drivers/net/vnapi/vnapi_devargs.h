@@ -50,6 +50,10 @@ struct vnapi_params {
 	bool packed_vq;
 	bool in_order;       /**< Negotiate VIRTIO_F_IN_ORDER if offered. */
 	bool indirect;       /**< Negotiate indirect descriptors (tx chains). */
+	bool tx_csum;        /**< Negotiate VIRTIO_NET_F_CSUM (tx checksum offload). */
+	bool tso;            /**< Negotiate HOST_TSO4/6 and HOST_ECN (needs tx_csum). */
+	bool rx_csum;        /**< Negotiate VIRTIO_NET_F_GUEST_CSUM (rx checksum offload). */
+	bool lro;            /**< Negotiate GUEST_TSO4/6 and GUEST_ECN (needs rx_csum, mrg_rxbuf). */
 	bool server;         /**< vhost-user server: listen on path, the back end connects. */
 	uint32_t reconnect_ms; /**< Client: longest backoff between attempts; 0: no reconnection. */
 };
@@ -71,6 +75,10 @@ struct vnapi_params {
 	X("packed_vq",   bool,        packed_vq,   "<0|1>") \
 	X("in_order",    bool,        in_order,    "<0|1>") \
 	X("indirect",    bool,        indirect,    "<0|1>") \
+	X("tx_csum",     bool,        tx_csum,     "<0|1>") \
+	X("tso",         bool,        tso,         "<0|1>") \
+	X("rx_csum",     bool,        rx_csum,     "<0|1>") \
+	X("lro",         bool,        lro,         "<0|1>") \
 	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>") \
 	X("server",      bool,        server,      "<0|1>") \
 	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>")

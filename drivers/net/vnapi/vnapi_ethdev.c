@@ -54,9 +54,15 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_rx_bufsize = RTE_ETHER_MIN_LEN + hw->hdr_size;
 	info->max_rx_queues = hw->params.queues;
 	info->max_tx_queues = hw->params.queues;
-	info->rx_offload_capa = vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF) ?
-				RTE_ETH_RX_OFFLOAD_SCATTER : 0;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* Offloads: what was negotiated with the device (features_usable),
+	 * not what this configuration enabled. */
+	info->rx_offload_capa = (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF) ?
+				 RTE_ETH_RX_OFFLOAD_SCATTER : 0) |
+				vnapi_net_rx_capa(vnapi_net_ol_rx(hw->features_usable));
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+				vnapi_net_tx_capa(vnapi_net_ol_tx(hw->features_usable));
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+		info->max_lro_pkt_size = VNAPI_MAX_LRO_PKTLEN;
 	info->rx_desc_lim.nb_max = hw->max_ring != 0 ? hw->max_ring : VNAPI_MAX_QUEUE_SIZE;
 	info->rx_desc_lim.nb_min = VNAPI_MIN_QUEUE_SIZE;
 	info->rx_desc_lim.nb_align = 1;
@@ -72,6 +78,22 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->speed_capa = RTE_ETH_LINK_SPEED_10G;
 	info->dev_capa = 0;
 	return 0;
+}
+
+/* The GUEST_ offload feature bits the rx offloads @p offloads do not need. */
+static uint64_t
+vnapi_rx_features_unwanted(uint64_t offloads)
+{
+	uint64_t unwanted = 0;
+
+	if (!(offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO))
+		unwanted |= (1ULL << VIRTIO_NET_F_GUEST_TSO4) | (1ULL << VIRTIO_NET_F_GUEST_TSO6) |
+			    (1ULL << VIRTIO_NET_F_GUEST_ECN);
+	/* LRO packets carry partial checksums: LRO keeps GUEST_CSUM. */
+	if (!(offloads & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+			  RTE_ETH_RX_OFFLOAD_TCP_LRO)))
+		unwanted |= 1ULL << VIRTIO_NET_F_GUEST_CSUM;
+	return unwanted;
 }
 
 static int
@@ -93,6 +115,14 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 		return -EINVAL;
 	}
 	hw->nb_qp = nb_qp;
+	/*
+	 * ethdev refused offloads beyond dev_infos_get's capabilities. The rx
+	 * offloads the application did not enable are not negotiated at the
+	 * next start: the device then sends neither partial checksums nor
+	 * 64 KB packets to an application that does not expect them.
+	 */
+	hw->features = vnapi_net_offload_valid(hw->features_usable &
+					       ~vnapi_rx_features_unwanted(conf->rxmode.offloads));
 	/* Queues are laid out for the features negotiated so far: a later
 	 * back end must offer them (vnapi_backend_connect()). */
 	hw->features_fixed = true;
@@ -160,6 +190,7 @@ vnapi_dev_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	rte_free(txq->vq);
 	rte_free(txq->ring);
 	rte_free(txq->zero_hdr);
+	rte_free(txq->slots);
 	rte_free(txq);
 	dev->data->tx_queues[qid] = NULL;
 }
@@ -215,6 +246,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->cfg.event_idx = vp.event_idx;
 	rxq->parse_ptype = hw->parse_ptype;
 	vnapi_gate_init_closed(&rxq->gate);
+	rxq->ol = vnapi_net_ol_rx(hw->features);
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -227,6 +259,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct virtq_params vp = { .layout = vnapi_layout(hw) };
 	struct vnapi_txq *txq;
 	uint16_t free_thresh;
+	uint32_t q;
 	int ret;
 
 	vp.num = vnapi_ring_size(hw, "tx", qid, nb_desc, &ret);
@@ -265,16 +298,28 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 		return -ENOMEM;
 	txq->zero_hdr = rte_zmalloc_socket("vnapi_txhdr", sizeof(*txq->zero_hdr),
 					   RTE_CACHE_LINE_SIZE, socket);
-	if (txq->zero_hdr == NULL) {
+	txq->ol = vnapi_net_ol_tx(hw->features);
+	/* Headers of offload packets that cannot carry theirs: one per
+	 * descriptor at most in flight (DPDK memory: the device reads them). */
+	if (txq->ol != 0)
+		txq->slots = rte_zmalloc_socket("vnapi_txslots", vp.num * sizeof(*txq->slots),
+						RTE_CACHE_LINE_SIZE, socket);
+	if (txq->zero_hdr == NULL || (txq->ol != 0 && txq->slots == NULL)) {
+		rte_free(txq->zero_hdr);
+		rte_free(txq->slots);
 		rte_free(txq);
 		return -ENOMEM;
 	}
 	ret = vnapi_vq_alloc(&vp, socket, &txq->vq, &txq->ring);
 	if (ret != 0) {
 		rte_free(txq->zero_hdr);
+		rte_free(txq->slots);
 		rte_free(txq);
 		return ret;
 	}
+	txq->slot_free = txq->slots != NULL ? 0 : UINT16_MAX;
+	for (q = 0; txq->slots != NULL && q < vp.num; q++)
+		txq->slots[q].next_free = q + 1 < vp.num ? (uint16_t)(q + 1) : UINT16_MAX;
 	txq->port_id = dev->data->port_id;
 	txq->queue_id = qid;
 	txq->vring = 2 * qid + 1;

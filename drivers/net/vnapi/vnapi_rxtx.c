@@ -10,6 +10,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_net.h>
@@ -116,6 +117,7 @@ vnapi_rxtx_select(struct rte_eth_dev *dev)
 			       dev->data->name, ring);
 	}
 	dev->tx_pkt_burst = vnapi_xmit_pkts;
+	dev->tx_pkt_prepare = vnapi_xmit_pkts_prepare;
 	if (vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC))
 		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets in indirect tables of up to %u descriptors",
 			       dev->data->name, ring, VNAPI_TX_MAX_SEGS + 1);
@@ -157,6 +159,31 @@ vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint32_t len)
 	m->port = port;
 }
 
+/*
+ * The offload fields of a received packet's header (rx offloads
+ * negotiated): all zero for a plain packet, else decoded and validated by
+ * vnapi_net_hdr_decode(); a rejected header is counted and the packet is
+ * delivered without offload flags (its checksum then unknown).
+ */
+static inline void
+vnapi_rx_offload(struct vnapi_rxq *rxq, struct rte_mbuf *m)
+{
+	const struct vnapi_net_hdr *hdr = (const void *)((char *)m->buf_addr +
+							 RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
+	enum vnapi_net_rx_verdict v;
+
+	if (likely((hdr->flags | hdr->gso_type) == 0))
+		return;
+	v = vnapi_net_hdr_decode(hdr, m, rxq->ol);
+	if (unlikely(v != VNAPI_NET_RX_OK)) {
+		VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: header rejected (verdict %d): flags 0x%x gso_type 0x%x csum %u+%u gso_size %u hdr_len %u, packet %u bytes",
+			     rxq->port_id, rxq->queue_id, v, hdr->flags, hdr->gso_type,
+			     hdr->csum_start, hdr->csum_offset, hdr->gso_size, hdr->hdr_len,
+			     m->pkt_len);
+		rxq->stats.bad_hdr++;
+	}
+}
+
 /* A buffer the device filled with less than a header: dropped and counted. */
 static inline bool
 vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
@@ -190,6 +217,8 @@ vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		if (unlikely(vnapi_rx_short(rxq, m, lens[i])))
 			continue;
 		vnapi_rx_init_mbuf(m, rxq->port_id, lens[i] - rxq->hdr_size);
+		if (rxq->ol != 0)
+			vnapi_rx_offload(rxq, m);
 		bytes += m->pkt_len;
 		rx_pkts[nb_rx++] = m;
 	}
@@ -248,6 +277,8 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 			}
 			vnapi_rx_init_mbuf(m, rxq->port_id, len - rxq->hdr_size);
 			if (nbufs == 1) {
+				if (rxq->ol != 0)
+					vnapi_rx_offload(rxq, m);
 				bytes += m->pkt_len;
 				rx_pkts[nb_rx++] = m;
 				continue;
@@ -266,6 +297,8 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 		rxq->mrg_head->nb_segs++;
 		rxq->mrg_head->pkt_len += len;
 		if (--rxq->mrg_left == 0) {
+			if (rxq->ol != 0)
+				vnapi_rx_offload(rxq, rxq->mrg_head);
 			bytes += rxq->mrg_head->pkt_len;
 			rx_pkts[nb_rx++] = rxq->mrg_head;
 			rxq->mrg_head = NULL;
@@ -275,6 +308,56 @@ vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
 	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
+}
+
+/* A chain's cookie: the mbuf, or a header slot tagged with this bit. */
+#define VNAPI_TX_COOKIE_SLOT ((uintptr_t)1)
+
+static inline struct vnapi_tx_hdr_slot *
+vnapi_tx_slot_get(struct vnapi_txq *txq)
+{
+	struct vnapi_tx_hdr_slot *slot;
+
+	if (unlikely(txq->slot_free == UINT16_MAX))
+		return NULL;
+	slot = &txq->slots[txq->slot_free];
+	txq->slot_free = slot->next_free;
+	txq->slots_used++;
+	return slot;
+}
+
+static inline void
+vnapi_tx_slot_put(struct vnapi_txq *txq, struct vnapi_tx_hdr_slot *slot)
+{
+	slot->next_free = txq->slot_free;
+	slot->m = NULL;
+	txq->slot_free = (uint16_t)(slot - txq->slots);
+	txq->slots_used--;
+}
+
+/* Free the mbufs of completed chains; header slots go back to the list. */
+static inline void
+vnapi_tx_free_cookies(struct vnapi_txq *txq, void **cookies, uint16_t n)
+{
+	uint16_t i;
+
+	if (likely(txq->slots_used == 0)) {
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)cookies, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uintptr_t c = (uintptr_t)cookies[i];
+
+		if (c & VNAPI_TX_COOKIE_SLOT) {
+			struct vnapi_tx_hdr_slot *slot = (void *)(c & ~VNAPI_TX_COOKIE_SLOT);
+			struct rte_mbuf *m = slot->m;
+
+			vnapi_tx_slot_put(txq, slot);
+			rte_pktmbuf_free(m);
+		} else {
+			rte_pktmbuf_free(cookies[i]);
+		}
+	}
 }
 
 /* Take back what the device finished sending: up to @p max packets. */
@@ -289,7 +372,7 @@ vnapi_tx_reclaim_max(struct vnapi_txq *txq, uint32_t max)
 		n = virtq_get_used(txq->vq, done, NULL,
 				   (uint16_t)RTE_MIN(max - total, (uint32_t)VNAPI_BURST_MAX));
 		if (n > 0)
-			rte_pktmbuf_free_bulk((struct rte_mbuf **)done, n);
+			vnapi_tx_free_cookies(txq, done, n);
 		total += n;
 	} while (n == VNAPI_BURST_MAX && total < max);
 	return total;
@@ -352,16 +435,24 @@ vnapi_tx_simple(const struct rte_mbuf *m, uint16_t hdr_size)
 	       rte_pktmbuf_headroom(m) >= hdr_size;
 }
 
-/* Add a chain for a multi-segment or shared mbuf: a shared zero header first
- * unless the header fits in the first segment's headroom. With indirect
- * descriptors negotiated, virtq_add() puts a chain of two or more elements
- * in the buffer's indirect table: one ring descriptor per packet. */
+/*
+ * Add a chain for a multi-segment, shared or offload mbuf. The header goes
+ * into the first segment's headroom when the mbuf is ours alone and has the
+ * room; otherwise it is its own first element: the shared zero header, or,
+ * for an offload request, a header slot that the chain's cookie names until
+ * the device is done. With indirect descriptors negotiated, virtq_add()
+ * puts a chain of two or more elements in the buffer's indirect table: one
+ * ring descriptor per packet.
+ */
 static inline int
 vnapi_tx_add_chain(struct vnapi_txq *txq, struct rte_mbuf *m)
 {
 	struct virtq_sg sg[VNAPI_TX_MAX_SEGS + 1];
 	const uint16_t hdr_size = txq->hdr_size;
+	const bool offload = txq->ol != 0 && (m->ol_flags & VNAPI_TX_OL_MASK) != 0;
+	struct vnapi_tx_hdr_slot *slot = NULL;
 	struct rte_mbuf *seg = m;
+	void *cookie = m;
 	uint16_t nsg = 1;
 	int ret;
 
@@ -369,10 +460,22 @@ vnapi_tx_add_chain(struct vnapi_txq *txq, struct rte_mbuf *m)
 	    rte_pktmbuf_headroom(m) >= hdr_size) {
 		char *hdr = rte_pktmbuf_mtod(m, char *) - hdr_size;
 
-		memset(hdr, 0, hdr_size);
+		if (offload)
+			vnapi_net_hdr_encode((struct vnapi_net_hdr *)hdr, hdr_size, m, txq->ol);
+		else
+			memset(hdr, 0, hdr_size);
 		sg[0].addr = (uintptr_t)hdr;
 		sg[0].len = m->data_len + hdr_size;
 		seg = m->next;
+	} else if (offload) {
+		slot = vnapi_tx_slot_get(txq);
+		if (unlikely(slot == NULL))
+			return -ENOSPC;
+		vnapi_net_hdr_encode(&slot->hdr, hdr_size, m, txq->ol);
+		slot->m = m;
+		cookie = (void *)((uintptr_t)slot | VNAPI_TX_COOKIE_SLOT);
+		sg[0].addr = (uintptr_t)&slot->hdr;
+		sg[0].len = hdr_size;
 	} else {
 		sg[0].addr = (uintptr_t)txq->zero_hdr;
 		sg[0].len = hdr_size;
@@ -382,19 +485,47 @@ vnapi_tx_add_chain(struct vnapi_txq *txq, struct rte_mbuf *m)
 		sg[nsg].len = seg->data_len;
 		nsg++;
 	}
-	ret = virtq_add(txq->vq, sg, nsg, 0, m);
+	ret = virtq_add(txq->vq, sg, nsg, 0, cookie);
 	if (unlikely(ret == -ENOSPC)) {
 		vnapi_tx_reclaim(txq);
-		ret = virtq_add(txq->vq, sg, nsg, 0, m);
+		ret = virtq_add(txq->vq, sg, nsg, 0, cookie);
 	}
+	if (unlikely(ret != 0) && slot != NULL)
+		vnapi_tx_slot_put(txq, slot);
 	return ret;
 }
 
+/* rte_eth_tx_prepare: what the header needs of each packet (vnapi_net_tx_prepare()). */
+uint16_t
+vnapi_xmit_pkts_prepare(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	const struct vnapi_txq *txq = tx_queue;
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < nb_pkts; i++) {
+		struct rte_mbuf *m = tx_pkts[i];
+
+		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS)) {
+			rte_errno = EINVAL;
+			return i;
+		}
+		ret = vnapi_net_tx_prepare(m, txq->ol);
+		if (unlikely(ret != 0)) {
+			rte_errno = -ret;
+			return i;
+		}
+	}
+	return nb_pkts;
+}
+
 /*
- * Transmit. No offload is negotiated, so the virtio-net header is all zero:
- * it is written into the mbuf's headroom when we own the mbuf alone, so one
- * descriptor carries header and data; runs of such packets are added in one
- * batch. Other packets get a chain (see vnapi_tx_add_chain()).
+ * Transmit. The virtio-net header is written into the mbuf's headroom when
+ * we own the mbuf alone, so one descriptor carries header and data; runs of
+ * such packets are added in one batch. A packet with no offload request
+ * gets the all-zero header (read first, written only if not zero yet); one
+ * with a request gets its fields (vnapi_net_hdr_encode()). Other packets
+ * get a chain (see vnapi_tx_add_chain()).
  */
 uint16_t
 vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
@@ -431,7 +562,11 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 			struct rte_mbuf *r = tx_pkts[nb_tx + n];
 			char *hdr = rte_pktmbuf_mtod(r, char *) - hdr_size;
 
-			vnapi_tx_zero_hdr(hdr, hdr_size);
+			if (likely((r->ol_flags & VNAPI_TX_OL_MASK) == 0))
+				vnapi_tx_zero_hdr(hdr, hdr_size);
+			else
+				vnapi_net_hdr_encode((struct vnapi_net_hdr *)hdr, hdr_size, r,
+						     txq->ol);
 			sg[n].addr = (uintptr_t)hdr;
 			sg[n].len = r->data_len + hdr_size;
 			run_bytes += r->pkt_len;
@@ -510,10 +645,10 @@ vnapi_rxq_flush(struct vnapi_rxq *rxq)
 void
 vnapi_txq_flush(struct vnapi_txq *txq)
 {
-	void *m;
+	void *c;
 
-	while ((m = virtq_detach_unused(txq->vq)) != NULL) {
-		rte_pktmbuf_free(m);
+	while ((c = virtq_detach_unused(txq->vq)) != NULL) {
+		vnapi_tx_free_cookies(txq, &c, 1);
 		txq->stats.reclaimed++;
 	}
 }

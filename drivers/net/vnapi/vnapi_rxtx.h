@@ -29,6 +29,7 @@ void vnapi_rxtx_select(struct rte_eth_dev *dev);
 uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_xmit_pkts_prepare(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
 int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
 
 /** Post fresh mbufs to every free rx descriptor. @return how many. */

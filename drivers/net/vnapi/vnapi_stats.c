@@ -95,6 +95,7 @@ static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_QSTAT("good_bytes", bytes),
 	VNAPI_QSTAT("errors", errors),
 	VNAPI_QSTAT("nombuf", nombuf),
+	VNAPI_QSTAT("bad_hdr", bad_hdr),
 	VNAPI_QSTAT("kicks", kicks),
 	VNAPI_VQSTAT("kicks_suppressed", kicks_suppressed),
 	VNAPI_QSTAT("kick_errors", kick_errors),

@@ -92,6 +92,10 @@ check_params(const struct vnapi_params *got, const struct vnapi_params *want)
 	CHECK_EQ(got->in_order, want->in_order);
 	CHECK_EQ(got->indirect, want->indirect);
 	CHECK_EQ(got->intr_rescue, want->intr_rescue);
+	CHECK_EQ(got->tx_csum, want->tx_csum);
+	CHECK_EQ(got->tso, want->tso);
+	CHECK_EQ(got->rx_csum, want->rx_csum);
+	CHECK_EQ(got->lro, want->lro);
 	CHECK_EQ(got->server, want->server);
 	CHECK_EQ(got->reconnect_ms, want->reconnect_ms);
 	return 0;
@@ -107,10 +111,12 @@ static const struct {
 	{ "path=/run/x.sock",      /* the defaults */
 	  { .path = "/run/x.sock", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
 	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
 	{ "path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
-	  "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain",
+	  "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain,"
+	  "tx_csum=0,tso=0,rx_csum=0,lro=0",
 	  { .path = "/s", .queues = 16, .queue_size = 32768,
 	    .mac = { .addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } },
 	    .mrg_rxbuf = false, .event_idx = false, .packed_vq = true, .in_order = false,
@@ -119,16 +125,19 @@ static const struct {
 	{ "path=/s,server=1,reconnect_ms=0",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
 	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0 } },
 	{ "path=/s,server=0,reconnect_ms=60000",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
+	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
 	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000 } },
 	{ "path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
-	  "in_order=1,indirect=1,intr_rescue=signal",
+	  "in_order=1,indirect=1,intr_rescue=signal,tx_csum=1,tso=1,rx_csum=1,lro=1",
 	  { .path = "/s", .queues = 1, .queue_size = 64,
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
 	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
 };
 
@@ -210,6 +219,10 @@ static const struct {
 	{ "path=/s,packed_vq=2", "packed_vq" },
 	{ "path=/s,in_order=on", "in_order" },
 	{ "path=/s,indirect=2", "indirect" },
+	{ "path=/s,tx_csum=2", "tx_csum" },
+	{ "path=/s,tso=on", "tso" },
+	{ "path=/s,rx_csum=", "rx_csum" },
+	{ "path=/s,lro=-1", "lro" },
 	{ "path=/s,intr_rescue=sometimes", "intr_rescue" },
 	{ "path=/s,intr_rescue=SIGNAL", "intr_rescue" },
 	{ "path=/s,server=yes", "server" },
@@ -293,7 +306,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 12);
+	CHECK_EQ(n, 16);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");

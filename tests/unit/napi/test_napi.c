@@ -36,30 +36,44 @@ count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mb
 	handler_calls++;
 }
 
-/* A context over the fake port with nb queues of `mode` (budget 64). */
-static struct napi_ctx *
-setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
-      bool disable_on_race)
+/*
+ * Reset the fake port (nb queues) and the handler counts, and fill conf with
+ * what every case shares: lcore 3, the 1 MHz fake clock, the fake's ops.
+ */
+static void
+fake_conf(struct napi_ctx_conf *conf, unsigned int nb)
 {
-	struct napi_ctx_conf conf;
-	struct napi_ctx *ctx;
-	unsigned int i;
-
 	fake_init(&fp, nb);
 	memset(handled, 0, sizeof(handled));
 	handler_calls = 0;
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.idle_polls = idle_polls;
-	conf.idle_us = idle_us;
-	conf.disable_on_race = disable_on_race;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
-	if (ctx == NULL)
+	napi_ctx_conf_init(conf);
+	conf->lcore_id = 3;
+	conf->tsc_hz = 1000000;
+	conf->ops = &fake_ops;
+	conf->ops_arg = &fp;
+}
+
+/* A context from conf with queue qc added as entry 0, or NULL. */
+static struct napi_ctx *
+create_with_queue(const struct napi_ctx_conf *conf, const struct napi_queue_conf *qc)
+{
+	struct napi_ctx *ctx = napi_ctx_create(conf);
+
+	if (ctx != NULL && napi_queue_add(ctx, qc) != 0) {
+		napi_ctx_free(ctx);
 		return NULL;
-	for (i = 0; i < nb; i++) {
+	}
+	return ctx;
+}
+
+/* A context from conf with queues 0..nb-1 of `mode` (budget 64), or NULL. */
+static struct napi_ctx *
+create_with_queues(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_mode mode)
+{
+	struct napi_ctx *ctx = napi_ctx_create(conf);
+	unsigned int i;
+
+	for (i = 0; ctx != NULL && i < nb; i++) {
 		struct napi_queue_conf qc = {
 			.port = 0,
 			.queue = (uint16_t)i,
@@ -69,10 +83,24 @@ setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_u
 
 		if (napi_queue_add(ctx, &qc) != (int)i) {
 			napi_ctx_free(ctx);
-			return NULL;
+			ctx = NULL;
 		}
 	}
 	return ctx;
+}
+
+/* A context over the fake port with nb queues of `mode` (budget 64). */
+static struct napi_ctx *
+setup(unsigned int nb, enum napi_mode mode, uint32_t idle_polls, uint32_t idle_us,
+      bool disable_on_race)
+{
+	struct napi_ctx_conf conf;
+
+	fake_conf(&conf, nb);
+	conf.idle_polls = idle_polls;
+	conf.idle_us = idle_us;
+	conf.disable_on_race = disable_on_race;
+	return create_with_queues(&conf, nb, mode);
 }
 
 static struct napi_queue_stats
@@ -95,15 +123,41 @@ lstats(struct napi_ctx *ctx)
 	return ls;
 }
 
+/*
+ * A case that runs a script on a fresh setup() context: the context's shape
+ * (setup()'s arguments) and the script, which only scripts and checks.
+ */
+struct ctx_case {
+	unsigned int nb;
+	enum napi_mode mode;
+	uint32_t idle_polls;
+	uint32_t idle_us;
+	bool keep_armed_on_race;  /* disable_on_race off */
+	int (*script)(struct napi_ctx *ctx);
+};
+
+static int
+run_on_ctx(const void *arg)
+{
+	const struct ctx_case *c = arg;
+	struct napi_ctx *ctx = setup(c->nb, c->mode, c->idle_polls, c->idle_us,
+				     !c->keep_armed_on_race);
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	ret = c->script(ctx);
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
+}
+
 /* ---- cases ---------------------------------------------------------------- */
 
 static int
-test_budget_exhaustion_keeps_polling(const void *arg)
+test_budget_exhaustion_keeps_polling(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1, r;
 
-	CHECK(ctx != NULL);
 	fake_arrive(&fp, 0, 200);
 	r = napi_poll_once(ctx);
 	CHECK_EQ(r, 64);
@@ -123,7 +177,6 @@ test_budget_exhaustion_keeps_polling(const void *arg)
 	CHECK_EQ(handled[0], 200);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -138,15 +191,9 @@ test_budget_custom(const void *arg)
 	struct napi_ctx *ctx;
 	int ret = -1;
 
-	fake_init(&fp, 1);
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	fake_conf(&conf, 1);
+	ctx = create_with_queue(&conf, &qc);
 	CHECK(ctx != NULL);
-	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
 	CHECK_EQ(napi_queue_add(ctx, &qc), -EEXIST);
 	qc.queue = 1;
 	qc.budget = NAPI_BUDGET_MAX + 1;
@@ -166,12 +213,10 @@ teardown:
 }
 
 static int
-test_short_rounds_arm_after_n(const void *arg)
+test_short_rounds_arm_after_n(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
 	int ret = -1, i;
 
-	CHECK(ctx != NULL);
 	for (i = 0; i < 4; i++) {
 		CHECK_EQ(napi_poll_once(ctx), 0);
 		CHECK_EQ(fp.q[0].enables, 0);
@@ -195,18 +240,15 @@ test_short_rounds_arm_after_n(const void *arg)
 	CHECK_EQ(fp.last_timeout, -1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_idle_us_arms_after_t(const void *arg)
+test_idle_us_arms_after_t(struct napi_ctx *ctx)
 {
 	/* idle_polls 0: time alone decides; 100 us at 1 cycle per us. */
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 0, 100, true);
 	int ret = -1, i;
 
-	CHECK(ctx != NULL);
 	fake_arrive(&fp, 0, 1);
 	CHECK_EQ(napi_poll_once(ctx), 1);  /* packet at t = 1000 */
 	for (i = 1; i < 10; i++) {
@@ -223,18 +265,15 @@ test_idle_us_arms_after_t(const void *arg)
 	CHECK_EQ(fp.waits, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_both_thresholds(const void *arg)
+test_both_thresholds(struct napi_ctx *ctx)
 {
 	/* Both must hold: 3 short rounds and 50 us. */
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 3, 50, true);
 	int ret = -1, i;
 
-	CHECK(ctx != NULL);
 	for (i = 0; i < 10; i++)
 		napi_poll_once(ctx);    /* clock still: rounds enough, time not */
 	CHECK_EQ(fp.q[0].enables, 0);
@@ -243,18 +282,15 @@ test_both_thresholds(const void *arg)
 	CHECK_EQ(fp.q[0].enables, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_race_eagain_disarms(const void *arg)
+test_race_eagain_disarms(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.q[0].enable_ret_once = -EAGAIN;
 	fp.q[0].arrive_on_enable = 2;
 	CHECK_EQ(napi_poll_once(ctx), 0);
@@ -270,18 +306,15 @@ test_race_eagain_disarms(const void *arg)
 	CHECK_EQ(napi_poll_once(ctx), 2);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_race_queue_count_disarms(const void *arg)
+test_race_queue_count_disarms(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.q[0].arrive_on_enable = 1;
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	CHECK_EQ(fp.q[0].enables, 1);
@@ -301,18 +334,15 @@ test_race_queue_count_disarms(const void *arg)
 	CHECK_EQ(fp.waits, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_race_rule_off_stays_armed(const void *arg)
+test_race_rule_off_stays_armed(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
 	struct napi_queue_stats s;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.q[0].arrive_on_enable = 1;
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	s = qstats(ctx, 0);
@@ -337,19 +367,16 @@ test_race_rule_off_stays_armed(const void *arg)
 	CHECK_EQ(qstats(ctx, 0).spurious_wakeups, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_race_eagain_rule_off(const void *arg)
+test_race_eagain_rule_off(struct napi_ctx *ctx)
 {
 	/* -EAGAIN: the port already disarmed; nothing to leave armed. */
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, false);
 	struct napi_queue_stats s;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.q[0].enable_ret_once = -EAGAIN;
 	fp.q[0].arrive_on_enable = 1;
 	CHECK_EQ(napi_poll_once(ctx), 0);
@@ -359,18 +386,15 @@ test_race_eagain_rule_off(const void *arg)
 	CHECK_EQ(fp.q[0].disables, 0);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_no_queue_count(const void *arg)
+test_no_queue_count(struct napi_ctx *ctx)
 {
 	/* Without rx_queue_count (net_virtio_user) there is no re-check. */
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.count_supported = false;
 	fp.q[0].arrive_on_enable = 1;
 	CHECK_EQ(napi_poll_once(ctx), 0);
@@ -381,18 +405,15 @@ test_no_queue_count(const void *arg)
 	CHECK_EQ(napi_poll_once(ctx), 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_all_armed_sleeps(const void *arg)
+test_all_armed_sleeps(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_lcore_stats ls;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.sleep_cycles = 500;
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	CHECK_EQ(fp.waits, 1);
@@ -407,7 +428,6 @@ test_all_armed_sleeps(const void *arg)
 	CHECK_EQ(fp.q[0].rx_calls, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -450,13 +470,11 @@ teardown:
 }
 
 static int
-test_wakeup_disarms_woken_only(const void *arg)
+test_wakeup_disarms_woken_only(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(3, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_queue_stats s;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	CHECK_EQ(napi_poll_once(ctx), 0);     /* all armed, asleep */
 	CHECK_EQ(fp.waits, 1);
 	fake_arrive(&fp, 1, 5);
@@ -485,18 +503,15 @@ test_wakeup_disarms_woken_only(const void *arg)
 	CHECK_EQ(fp.q[1].enables, 2);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_spurious_wakeup(const void *arg)
+test_spurious_wakeup(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	struct napi_lcore_stats ls;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	fp.spurious_data[0] = fp.q[0].data;
 	fp.nb_spurious = 1;
@@ -515,7 +530,6 @@ test_spurious_wakeup(const void *arg)
 	CHECK_EQ(ls.sleep_interrupts, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -529,16 +543,10 @@ test_sleep_timeout_and_eintr(const void *arg)
 	struct napi_ctx *ctx;
 	int ret = -1;
 
-	fake_init(&fp, 1);
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.tsc_hz = 1000000;
+	fake_conf(&conf, 1);
 	conf.sleep_timeout_ms = 250;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	ctx = create_with_queue(&conf, &qc);
 	CHECK(ctx != NULL);
-	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	CHECK_EQ(fp.last_timeout, 250);
 	fp.wait_ret_once = -1;
@@ -556,26 +564,10 @@ static struct napi_ctx *
 setup_timeout(unsigned int nb)
 {
 	struct napi_ctx_conf conf;
-	struct napi_ctx *ctx;
-	unsigned int i;
 
-	fake_init(&fp, nb);
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.tsc_hz = 1000000;
+	fake_conf(&conf, nb);
 	conf.sleep_timeout_ms = 10;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
-	for (i = 0; ctx != NULL && i < nb; i++) {
-		struct napi_queue_conf qc = {
-			.port = 0, .queue = (uint16_t)i, .mode = NAPI_MODE_INTERRUPT,
-			.handler = count_handler,
-		};
-
-		napi_queue_add(ctx, &qc);
-	}
-	return ctx;
+	return create_with_queues(&conf, nb, NAPI_MODE_INTERRUPT);
 }
 
 static int
@@ -622,13 +614,11 @@ teardown:
 }
 
 static int
-test_stop(const void *arg)
+test_stop(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_INTERRUPT, 0, 0, true);
 	uint64_t cnt = 0;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	CHECK_EQ(napi_poll_once(ctx), 0);
 	CHECK(fp.stop_fd >= 0);
 	CHECK(fp.stop_data == ctx);
@@ -643,17 +633,14 @@ test_stop(const void *arg)
 	CHECK_EQ(fp.waits, 1);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
 static int
-test_register_failure_polls(const void *arg)
+test_register_failure_polls(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, 0, true);
 	int ret = -1, i;
 
-	CHECK(ctx != NULL);
 	fp.q[1].register_ret = -EPERM;
 	for (i = 0; i < 5; i++)
 		napi_poll_once(ctx);
@@ -663,7 +650,6 @@ test_register_failure_polls(const void *arg)
 	CHECK_EQ(fp.q[1].rx_calls, 5);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -691,13 +677,11 @@ teardown:
 }
 
 static int
-test_duplicate_lcore(const void *arg)
+test_duplicate_lcore(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
 	struct napi_ctx_conf conf;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	napi_ctx_conf_init(&conf);
 	conf.lcore_id = 3;
 	conf.tsc_hz = 1000;
@@ -711,7 +695,6 @@ test_duplicate_lcore(const void *arg)
 	CHECK_EQ(rte_errno, EINVAL);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -730,16 +713,10 @@ test_tx_backpressure(const void *arg)
 	int ret = -1;
 
 	memset(pkts, 0, sizeof(pkts));
-	fake_init(&fp, 1);
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.tsc_hz = 1000000;
+	fake_conf(&conf, 1);
 	conf.tx_retries = 4;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	ctx = create_with_queue(&conf, &qc);
 	CHECK(ctx != NULL);
-	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
 
 	/* room for all: one burst, no retry */
 	fp.tx_room = 100;
@@ -802,15 +779,9 @@ test_tx_cleanup_during_rx(const void *arg)
 	struct napi_ctx *ctx;
 	int ret = -1;
 
-	fake_init(&fp, 1);
-	napi_ctx_conf_init(&conf);
-	conf.lcore_id = 3;
-	conf.tsc_hz = 1000000;
-	conf.ops = &fake_ops;
-	conf.ops_arg = &fp;
-	ctx = napi_ctx_create(&conf);
+	fake_conf(&conf, 1);
+	ctx = create_with_queue(&conf, &qc);
 	CHECK(ctx != NULL);
-	CHECK_EQ(napi_queue_add(ctx, &qc), 0);
 	fp.tx_done = 7;
 	napi_poll_once(ctx);
 	CHECK_EQ(fp.cleanup_calls, 1);
@@ -832,14 +803,12 @@ teardown:
 }
 
 static int
-test_stats_exact(const void *arg)
+test_stats_exact(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_HYBRID, 2, 0, true);
 	struct napi_queue_stats q0, q1;
 	struct napi_lcore_stats ls;
 	int ret = -1;
 
-	CHECK(ctx != NULL);
 	fp.tick = 1;   /* every now() call moves the clock one cycle */
 	fp.sleep_cycles = 1000;
 	/* round 1: q0 70 (64 taken, full), q1 3 (short #1) */
@@ -904,7 +873,6 @@ test_stats_exact(const void *arg)
 	CHECK(ls.busy_cycles > 0 && ls.idle_cycles > 0);
 	ret = 0;
 teardown:
-	napi_ctx_free(ctx);
 	return ret;
 }
 
@@ -929,12 +897,10 @@ teardown:
 }
 
 static int
-test_poll_mode_never_arms(const void *arg)
+test_poll_mode_never_arms(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup(1, NAPI_MODE_POLL, 0, 0, true);
 	int ret = -1, i;
 
-	CHECK(ctx != NULL);
 	for (i = 0; i < 100; i++)
 		CHECK_EQ(napi_poll_once(ctx), 0);
 	CHECK_EQ(fp.q[0].enables, 0);
@@ -942,39 +908,298 @@ test_poll_mode_never_arms(const void *arg)
 	CHECK_EQ(qstats(ctx, 0).empty_polls, 100);
 	ret = 0;
 teardown:
+	return ret;
+}
+
+/* Exactly one sample, in bucket b, and nothing elsewhere. */
+static int
+hist_only(const uint64_t *h, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < NAPI_HIST_BUCKETS; i++)
+		if (h[i] != (i == b ? 1u : 0u))
+			return 0;
+	return 1;
+}
+
+static int
+test_hist_buckets(const void *arg __rte_unused)
+{
+	int ret = -1;
+
+	CHECK_EQ(napi_hist_bucket(0), 0);
+	CHECK_EQ(napi_hist_bucket(1), 1);
+	CHECK_EQ(napi_hist_bucket(2), 2);
+	CHECK_EQ(napi_hist_bucket(3), 2);
+	CHECK_EQ(napi_hist_bucket(4), 3);
+	CHECK_EQ(napi_hist_bucket(1023), 10);
+	CHECK_EQ(napi_hist_bucket(1024), 11);
+	CHECK_EQ(napi_hist_bucket(16383), 14);
+	CHECK_EQ(napi_hist_bucket(16384), 15);
+	CHECK_EQ(napi_hist_bucket(UINT64_MAX), NAPI_HIST_BUCKETS - 1);
+	CHECK_EQ(napi_hist_lower_us(0), 0);
+	CHECK_EQ(napi_hist_lower_us(1), 1);
+	CHECK_EQ(napi_hist_lower_us(11), 1024);
+	CHECK_EQ(napi_hist_lower_us(15), 16384);
+	CHECK_EQ(napi_hist_lower_us(16), 0);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+/*
+ * One wakeup on the fake clock (1 cycle = 1 us): armed at 1000, woken at
+ * 4000 (arm_wake 3000 us), first poll at 4005 (wake_poll 5 us), the next poll
+ * at 4105 (poll_gap 100 us) finds nothing and arms (wake_arm 105 us).
+ */
+static int
+test_wakeup_timing_hist(struct napi_ctx *ctx)
+{
+	struct napi_lcore_stats ls;
+	struct napi_queue_stats s;
+	int ret = -1;
+
+	fp.clock = 1000;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed at 1000, asleep */
+	CHECK(fp.q[0].armed);
+	fp.clock = 4000;
+	fake_arrive(&fp, 0, 2);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 4000 */
+	fp.clock = 4005;
+	CHECK_EQ(napi_poll_once(ctx), 2);     /* first poll */
+	fp.clock = 4105;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed again, asleep */
+	CHECK(fp.q[0].armed);
+	s = qstats(ctx, 0);
+	CHECK(hist_only(s.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(s.wake_poll_hist, napi_hist_bucket(5)));
+	CHECK(hist_only(s.wake_arm_hist, napi_hist_bucket(105)));
+	CHECK(hist_only(s.poll_gap_hist, napi_hist_bucket(100)));
+	napi_stats_get(ctx, &ls, NULL, 0);
+	CHECK(hist_only(ls.arm_wake_hist, napi_hist_bucket(3000)));
+	CHECK(hist_only(ls.wake_arm_hist, napi_hist_bucket(105)));
+	/* a race after the wakeup keeps the wakeup open until an arm holds */
+	fp.clock = 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 5000 */
+	fp.clock = 5001;
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* not empty: no arm (interrupt mode) */
+	fp.clock = 5002;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: arm, race: stays scheduled */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	fp.clock = 5600;
+	CHECK_EQ(napi_poll_once(ctx), 1);     /* the raced packet */
+	fp.clock = 5700;
+	CHECK_EQ(napi_poll_once(ctx), 0);     /* armed at 5700: wake_arm 700 us */
+	s = qstats(ctx, 0);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(700)], 1);
+	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(105)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(4000 - 1000)], 1);
+	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(5000 - 4105)], 1);
+	/* poll gaps: 4005->4105, 5001->5002, 5002->5600, 5600->5700 */
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(100)], 2);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(1)], 1);
+	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(598)], 1);
+	ret = 0;
+teardown:
+	return ret;
+}
+
+/* Rounds until the entry arms (at most max); the count of empty rounds polled. */
+static int
+rounds_to_arm(struct napi_ctx *ctx, unsigned int q, int max)
+{
+	unsigned int before = fp.q[q].enables;
+	int i;
+
+	for (i = 1; i <= max; i++) {
+		napi_poll_once(ctx);
+		if (fp.q[q].enables != before && fp.q[q].armed)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Hybrid with adaptive_idle (the default): after a long sleep the entry arms
+ * at its first empty round; a short sleep, a race at arming or a full round
+ * bring the idle polls back. With adaptive_idle off, idle polls every time.
+ */
+static int
+test_hybrid_adaptive_idle(const void *arg __rte_unused)
+{
+	struct napi_ctx *ctx = setup(1, NAPI_MODE_HYBRID, 5, 0, true);
+	struct napi_ctx_conf conf;
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);          /* idle polls at first */
+	/* a long sleep (1000 us): one packet, then armed at the first empty round */
+	fp.clock = 1100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* woken */
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the packet: short, no arm */
+	CHECK(!fp.q[0].armed);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* a short sleep (5 us < NAPI_SHORT_SLEEP_US): idle polls again */
+	fp.clock += 5;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);          /* 5 short rounds in all */
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 1);
+	/* long sleep, then a race at the quick arm: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	fp.q[0].arrive_on_enable = 1;
+	CHECK_EQ(napi_poll_once(ctx), 0);                /* quick arm, race */
+	CHECK_EQ(qstats(ctx, 0).races, 1);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+	CHECK_EQ(napi_poll_once(ctx), 1);                /* the raced packet */
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	/* long sleep, then a full round: idle polls again */
+	fp.clock += 5000;
+	fake_arrive(&fp, 0, 64);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 64);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 2);
+
+	/* adaptive_idle off: idle polls after a long sleep too */
+	napi_ctx_free(ctx);
+	fake_conf(&conf, 1);
+	CHECK(conf.adaptive_idle);
+	conf.idle_polls = 5;
+	conf.adaptive_idle = false;
+	ctx = create_with_queues(&conf, 1, NAPI_MODE_HYBRID);
+	CHECK(ctx != NULL);
+	fp.clock = 100;
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 5);
+	fp.clock = 5100;
+	fake_arrive(&fp, 0, 1);
+	CHECK_EQ(napi_poll_once(ctx), 0);
+	CHECK_EQ(napi_poll_once(ctx), 1);
+	CHECK_EQ(rounds_to_arm(ctx, 0, 10), 4);
+	CHECK_EQ(qstats(ctx, 0).quick_arms, 0);
+	ret = 0;
+teardown:
 	napi_ctx_free(ctx);
 	return ret;
 }
 
+/* The context each script above runs on (setup()'s arguments). */
+static const struct ctx_case ctx_budget_exhaustion_keeps_polling = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_budget_exhaustion_keeps_polling,
+};
+static const struct ctx_case ctx_short_rounds_arm_after_n = {
+	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 5,
+	.script = test_short_rounds_arm_after_n,
+};
+static const struct ctx_case ctx_idle_us_arms_after_t = {
+	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_us = 100,
+	.script = test_idle_us_arms_after_t,
+};
+static const struct ctx_case ctx_both_thresholds = {
+	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 3, .idle_us = 50,
+	.script = test_both_thresholds,
+};
+static const struct ctx_case ctx_race_eagain_disarms = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_race_eagain_disarms,
+};
+static const struct ctx_case ctx_race_queue_count_disarms = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_race_queue_count_disarms,
+};
+static const struct ctx_case ctx_race_rule_off_stays_armed = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT, .keep_armed_on_race = true,
+	.script = test_race_rule_off_stays_armed,
+};
+static const struct ctx_case ctx_race_eagain_rule_off = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT, .keep_armed_on_race = true,
+	.script = test_race_eagain_rule_off,
+};
+static const struct ctx_case ctx_no_queue_count = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_no_queue_count,
+};
+static const struct ctx_case ctx_all_armed_sleeps = {
+	.nb = 3, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_all_armed_sleeps,
+};
+static const struct ctx_case ctx_wakeup_disarms_woken_only = {
+	.nb = 3, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_wakeup_disarms_woken_only,
+};
+static const struct ctx_case ctx_spurious_wakeup = {
+	.nb = 2, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_spurious_wakeup,
+};
+static const struct ctx_case ctx_stop = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_stop,
+};
+static const struct ctx_case ctx_register_failure_polls = {
+	.nb = 2, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_register_failure_polls,
+};
+static const struct ctx_case ctx_duplicate_lcore = {
+	.nb = 1, .mode = NAPI_MODE_POLL,
+	.script = test_duplicate_lcore,
+};
+static const struct ctx_case ctx_stats_exact = {
+	.nb = 2, .mode = NAPI_MODE_HYBRID, .idle_polls = 2,
+	.script = test_stats_exact,
+};
+static const struct ctx_case ctx_poll_mode_never_arms = {
+	.nb = 1, .mode = NAPI_MODE_POLL,
+	.script = test_poll_mode_never_arms,
+};
+static const struct ctx_case ctx_wakeup_timing_hist = {
+	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
+	.script = test_wakeup_timing_hist,
+};
+
 static const struct unit_case tests[] = {
-	{ "budget exhaustion keeps polling", test_budget_exhaustion_keeps_polling, NULL },
+	{ "budget exhaustion keeps polling", run_on_ctx, &ctx_budget_exhaustion_keeps_polling },
 	{ "custom budget, add checks", test_budget_custom, NULL },
-	{ "hybrid: short rounds arm after N", test_short_rounds_arm_after_n, NULL },
-	{ "hybrid: idle-us arms after T (fake clock)", test_idle_us_arms_after_t, NULL },
-	{ "hybrid: both thresholds must hold", test_both_thresholds, NULL },
-	{ "race at arming (-EAGAIN) disarms, keeps polling", test_race_eagain_disarms, NULL },
-	{ "race at arming (queue count) disarms, keeps polling", test_race_queue_count_disarms,
-	  NULL },
-	{ "race with the rule off stays armed", test_race_rule_off_stays_armed, NULL },
-	{ "race (-EAGAIN) with the rule off: port disarmed", test_race_eagain_rule_off, NULL },
-	{ "no rx_queue_count: no re-check", test_no_queue_count, NULL },
-	{ "all armed: sleeps", test_all_armed_sleeps, NULL },
+	{ "hybrid: short rounds arm after N", run_on_ctx, &ctx_short_rounds_arm_after_n },
+	{ "hybrid: idle-us arms after T (fake clock)", run_on_ctx, &ctx_idle_us_arms_after_t },
+	{ "hybrid: both thresholds must hold", run_on_ctx, &ctx_both_thresholds },
+	{ "race at arming (-EAGAIN) disarms, keeps polling", run_on_ctx, &ctx_race_eagain_disarms },
+	{ "race at arming (queue count) disarms, keeps polling", run_on_ctx,
+	  &ctx_race_queue_count_disarms },
+	{ "race with the rule off stays armed", run_on_ctx, &ctx_race_rule_off_stays_armed },
+	{ "race (-EAGAIN) with the rule off: port disarmed", run_on_ctx, &ctx_race_eagain_rule_off },
+	{ "no rx_queue_count: no re-check", run_on_ctx, &ctx_no_queue_count },
+	{ "all armed: sleeps", run_on_ctx, &ctx_all_armed_sleeps },
 	{ "partially armed: does not sleep", test_partial_armed_no_sleep, NULL },
-	{ "wakeup disarms exactly the woken queues and polls them", test_wakeup_disarms_woken_only,
-	  NULL },
-	{ "spurious wakeup counted", test_spurious_wakeup, NULL },
+	{ "wakeup disarms exactly the woken queues and polls them", run_on_ctx,
+	  &ctx_wakeup_disarms_woken_only },
+	{ "spurious wakeup counted", run_on_ctx, &ctx_spurious_wakeup },
 	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr, NULL },
 	{ "housekeeping timeout polls queues that may have lost a wakeup",
 	  test_timeout_rescues_lost_wakeup, NULL },
-	{ "napi_stop wakes and stops", test_stop, NULL },
-	{ "registration failure: polling only", test_register_failure_polls, NULL },
+	{ "napi_stop wakes and stops", run_on_ctx, &ctx_stop },
+	{ "registration failure: polling only", run_on_ctx, &ctx_register_failure_polls },
 	{ "free disarms and unregisters", test_free_unregisters, NULL },
-	{ "one context per lcore, tsc_hz needed", test_duplicate_lcore, NULL },
+	{ "one context per lcore, tsc_hz needed", run_on_ctx, &ctx_duplicate_lcore },
 	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure, NULL },
 	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx, NULL },
-	{ "stats exact", test_stats_exact, NULL },
+	{ "stats exact", run_on_ctx, &ctx_stats_exact },
 	{ "mode names", test_modes_names, NULL },
-	{ "poll mode never arms", test_poll_mode_never_arms, NULL },
+	{ "poll mode never arms", run_on_ctx, &ctx_poll_mode_never_arms },
+	{ "timing histogram buckets", test_hist_buckets, NULL },
+	{ "per-wakeup timing histograms (fake clock)", run_on_ctx, &ctx_wakeup_timing_hist },
+	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle,
+	  NULL },
 };
 
 int

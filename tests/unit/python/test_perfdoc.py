@@ -23,6 +23,7 @@ SECTIONS = {
     'race': 'devtools/race_report.sh',
     'l3fwd': 'devtools/l3fwd_report.py',
     'napi-experiments': 'devtools/napi_experiments.py',
+    'napi-latency': 'devtools/napi_experiments.py',
 }
 
 

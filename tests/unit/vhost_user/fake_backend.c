@@ -20,6 +20,7 @@
 #include "vnapi_vhost_user.h"
 
 #include "fake_backend.h"
+#include "send_fd.h"
 
 /* Wire constants, from the vhost-user specification. */
 #define FB_HDR_SIZE        12
@@ -172,30 +173,7 @@ fb_read(struct fake_backend *fb, void *buf, size_t len, int *fds, unsigned int *
 static int
 fb_write(struct fake_backend *fb, const void *buf, size_t len, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctrl, 0, sizeof(ctrl));
-		mh.msg_control = ctrl.buf;
-		mh.msg_controllen = sizeof(ctrl.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
-	do {
-		n = sendmsg(fb->conn, &mh, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
+	return send_with_fd(fb->conn, buf, len, fd) == (ssize_t)len ? 0 : -1;
 }
 
 /* A 20-byte message with request field @p request, outside any request. */

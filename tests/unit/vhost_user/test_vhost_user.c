@@ -104,6 +104,36 @@ fail:
 	return NULL;
 }
 
+/*
+ * A case on a connected front end: the back end it starts, whether REPLY_ACK
+ * is negotiated, the script that drives and checks, and the script's argument.
+ */
+struct on_backend {
+	struct fb_config cfg;
+	bool ack;
+	int (*script)(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+		      const struct on_backend *ob);
+	const void *arg;
+};
+
+/* Start ob's back end, connect, run ob's script, close both. */
+static int
+run_on_backend(const void *arg)
+{
+	const struct on_backend *ob = arg;
+	struct vnapi_vhost_user vu = { .sock = -1 };
+	struct fake_backend *fb;
+	int rc = -1;
+
+	fb = setup(&vu, &ob->cfg, ob->ack);
+	CHECK(fb != NULL);
+	rc = ob->script(&vu, fb, ob);
+teardown:
+	vnapi_vhost_user_close(&vu);
+	fake_backend_destroy(fb);
+	return rc;
+}
+
 /* ---- request names ---- */
 
 static int
@@ -458,26 +488,21 @@ teardown:
 /* ---- kick/call without a descriptor ---- */
 
 static int
-test_no_fd_flag(const void *arg)
+test_no_fd_flag(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct on_backend *ob)
 {
-	const bool ack = *(const bool *)arg;
-	struct fb_config cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
+	const bool ack = ob->ack;
 	unsigned int first = ack ? 2 : 0;
 	struct fb_record r;
 	uint64_t v;
 	int rc = -1;
 
-	fb = setup(&vu, &cfg, ack);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_set_vring_kick(&vu, 3, -1), 0);
-	CHECK_EQ(vnapi_vhost_user_set_vring_call(&vu, 255, -1), 0);
+	CHECK_EQ(vnapi_vhost_user_set_vring_kick(vu, 3, -1), 0);
+	CHECK_EQ(vnapi_vhost_user_set_vring_call(vu, 255, -1), 0);
 	/* Rejected before sending. */
-	CHECK_EQ(vnapi_vhost_user_set_vring_kick(&vu, 256, -1), -EINVAL);
-	CHECK_EQ(vnapi_vhost_user_set_vring_call(&vu, 0, -7), -EBADF);
-	CHECK(vu.sock >= 0);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(vnapi_vhost_user_set_vring_kick(vu, 256, -1), -EINVAL);
+	CHECK_EQ(vnapi_vhost_user_set_vring_call(vu, 0, -7), -EBADF);
+	CHECK(vu->sock >= 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 
 	CHECK_EQ(fake_backend_wait(fb, first + 3, 2000), first + 3);
 	CHECK_EQ(fake_backend_record(fb, first, &r), 0);
@@ -496,8 +521,6 @@ test_no_fd_flag(const void *arg)
 	CHECK(no_violations(fb));
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
@@ -507,20 +530,16 @@ teardown:
  * applies the new features first. The request after it does ask.
  */
 static int
-test_set_protocol_features_no_ack(const void *arg)
+test_set_protocol_features_no_ack(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+				  const struct on_backend *ob)
 {
-	struct fb_config cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
 	struct fb_record r;
 	const uint64_t pf = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK);
 	int rc = -1;
 
-	(void)arg;
-	fb = setup(&vu, &cfg, true);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_set_protocol_features(&vu, pf), 0);
-	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), 0);
+	(void)ob;
+	CHECK_EQ(vnapi_vhost_user_set_protocol_features(vu, pf), 0);
+	CHECK_EQ(vnapi_vhost_user_set_owner(vu), 0);
 	CHECK_EQ(fake_backend_wait(fb, 4, 2000), 4);
 	CHECK_EQ(fake_backend_record(fb, 1, &r), 0);
 	CHECK_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
@@ -534,8 +553,6 @@ test_set_protocol_features_no_ack(const void *arg)
 	CHECK(no_violations(fb));
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
@@ -608,20 +625,15 @@ fault_request(struct vnapi_vhost_user *vu, uint32_t request)
 }
 
 static int
-test_fault(const void *arg)
+fault_script(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct on_backend *ob)
 {
-	const struct fault_case *c = arg;
-	struct fb_config cfg = { .features = 0x1234, .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
+	const struct fault_case *c = ob->arg;
 	uint64_t t0, dt, v;
 	int rc = -1, ret;
 
-	fb = setup(&vu, &cfg, c->ack);
-	CHECK(fb != NULL);
 	fake_backend_set_fault(fb, c->request, c->fault);
 	t0 = now_ms();
-	ret = fault_request(&vu, c->request);
+	ret = fault_request(vu, c->request);
 	dt = now_ms() - t0;
 	CHECK_EQ(ret, c->expect);
 	if (c->expect == -ETIMEDOUT) {
@@ -632,102 +644,98 @@ test_fault(const void *arg)
 	}
 	if (c->expect == -EIO) {
 		/* A refusal leaves the connection in step and usable. */
-		CHECK(vu.sock >= 0);
-		CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+		CHECK(vu->sock >= 0);
+		CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 		CHECK_EQ(v, 0x1234);
 	} else {
 		/* Anything else closes it: later requests cannot read a stale reply. */
-		CHECK_EQ(vu.sock, -1);
-		CHECK(vnapi_vhost_user_peer_gone(&vu));
-		CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+		CHECK_EQ(vu->sock, -1);
+		CHECK(vnapi_vhost_user_peer_gone(vu));
+		CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
 	}
 	CHECK(no_violations(fb));
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
+}
+
+/* A fault_cases[] row on a back end that has REPLY_ACK to offer. */
+static int
+test_fault(const void *arg)
+{
+	const struct fault_case *c = arg;
+	const struct on_backend ob = {
+		.cfg = {
+			.features = 0x1234,
+			.protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK),
+		},
+		.ack = c->ack,
+		.script = fault_script,
+		.arg = c,
+	};
+
+	return run_on_backend(&ob);
 }
 
 /* ---- disconnects, peer_gone, SIGPIPE ---- */
 
 static int
-test_peer_gone(const void *arg)
+test_peer_gone(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct on_backend *ob)
 {
-	struct fb_config cfg = { .features = 1 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
 	uint64_t v;
 	int rc = -1, i;
 
-	(void)arg;
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
-	CHECK(!vnapi_vhost_user_peer_gone(&vu));
-	CHECK(!vnapi_vhost_user_peer_gone(&vu));   /* peeking consumes nothing */
+	(void)ob;
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	CHECK(!vnapi_vhost_user_peer_gone(vu));
+	CHECK(!vnapi_vhost_user_peer_gone(vu));   /* peeking consumes nothing */
 	fake_backend_drop(fb);
-	for (i = 0; i < 100 && !vnapi_vhost_user_peer_gone(&vu); i++)
+	for (i = 0; i < 100 && !vnapi_vhost_user_peer_gone(vu); i++)
 		usleep(1000);
-	CHECK(vnapi_vhost_user_peer_gone(&vu));
-	vnapi_vhost_user_close(&vu);
-	CHECK(vnapi_vhost_user_peer_gone(&vu));
+	CHECK(vnapi_vhost_user_peer_gone(vu));
+	vnapi_vhost_user_close(vu);
+	CHECK(vnapi_vhost_user_peer_gone(vu));
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
 /* SIGPIPE keeps its default action here: a send without MSG_NOSIGNAL kills the test. */
 static int
-test_send_after_disconnect(const void *arg)
+test_send_after_disconnect(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+			   const struct on_backend *ob)
 {
-	struct fb_config cfg = { .features = 1 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
 	uint64_t v;
 	int rc = -1, ret;
 
-	(void)arg;
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	(void)ob;
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 	fake_backend_drop(fb);
-	ret = vnapi_vhost_user_set_features(&vu, 1);
+	ret = vnapi_vhost_user_set_features(vu, 1);
 	CHECK(ret == -EPIPE || ret == -ECONNRESET);
-	CHECK_EQ(vu.sock, -1);
-	CHECK_EQ(vnapi_vhost_user_set_features(&vu, 1), -ENOTCONN);
+	CHECK_EQ(vu->sock, -1);
+	CHECK_EQ(vnapi_vhost_user_set_features(vu, 1), -ENOTCONN);
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
 /* A disconnect after a request that has no reply shows on the next request. */
 static int
-test_disconnect_no_reply(const void *arg)
+test_disconnect_no_reply(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+			 const struct on_backend *ob)
 {
-	struct fb_config cfg = { .features = 1 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
 	uint64_t v;
 	int rc = -1, ret;
 
-	(void)arg;
-	cfg.faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT;
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_set_features(&vu, 1), 0);
+	(void)ob;
+	CHECK_EQ(vnapi_vhost_user_set_features(vu, 1), 0);
 	CHECK_EQ(fake_backend_wait(fb, 1, 2000), 1);
-	ret = vnapi_vhost_user_get_features(&vu, &v);
+	ret = vnapi_vhost_user_get_features(vu, &v);
 	CHECK(ret == -ECONNRESET || ret == -EPIPE);
-	CHECK_EQ(vu.sock, -1);
+	CHECK_EQ(vu->sock, -1);
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
@@ -865,34 +873,28 @@ teardown:
 /* ---- set_mem_table limits ---- */
 
 static int
-test_mem_table_limits(const void *arg)
+test_mem_table_limits(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+		      const struct on_backend *ob)
 {
-	struct fb_config cfg = { .features = 1 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
 	struct vnapi_vhost_user_region reg[VHOST_USER_MAX_MEM_REGIONS + 1];
-	struct fake_backend *fb;
 	unsigned int i;
 	uint64_t v;
 	int rc = -1;
 
-	(void)arg;
+	(void)ob;
 	memset(reg, 0, sizeof(reg));
 	for (i = 0; i < ARRAY_SIZE(reg); i++)
 		reg[i].fd = 0;
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_set_mem_table(&vu, reg, 9), -E2BIG);
+	CHECK_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 9), -E2BIG);
 	reg[1].fd = -1;
-	CHECK_EQ(vnapi_vhost_user_set_mem_table(&vu, reg, 2), -EBADF);
-	CHECK(vu.sock >= 0);
+	CHECK_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 2), -EBADF);
+	CHECK(vu->sock >= 0);
 	/* Nothing was sent: the first request the back end sees is this one. */
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 	CHECK_EQ(fake_backend_wait(fb, 1, 1000), 1);
 	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
@@ -920,69 +922,57 @@ static const struct unsolicited_case unsolicited_dup = { FB_LATE_DUPLICATE, 20, 
 /* The interrupt thread's read: everything is consumed (the socket is not
  * readable any more), counted, the fds closed, -EPROTO. */
 static int
-test_unsolicited_poll(const void *arg)
+test_unsolicited_poll(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+		      const struct on_backend *ob)
 {
-	const struct unsolicited_case *c = arg;
-	struct fb_config cfg = { .features = 0x1234 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
+	const struct unsolicited_case *c = ob->arg;
 	unsigned int nfds;
 	uint32_t request;
 	size_t bytes;
 	uint64_t v;
 	int rc = -1;
 
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
 	/* Nothing pending: 0, nothing consumed. */
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), 0);
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), 0);
 	CHECK_EQ(bytes, 0);
 	fake_backend_set_fault(fb, VHOST_USER_GET_FEATURES, c->fault);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 	CHECK_EQ(v, 0x1234);
-	CHECK(wait_readable(vu.sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), -EPROTO);
+	CHECK(wait_readable(vu->sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -EPROTO);
 	CHECK_EQ(request, VHOST_USER_GET_FEATURES);
 	CHECK_EQ(bytes, c->bytes);
 	CHECK_EQ(nfds, c->nfds);
 	/* Read to the end: a level-triggered watch would not fire again. */
-	CHECK(!wait_readable(vu.sock, 0));
+	CHECK(!wait_readable(vu->sock, 0));
 	/* Then the back end closes: -ECONNRESET. */
 	fake_backend_drop(fb);
-	CHECK(wait_readable(vu.sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(&vu, &request, &bytes, &nfds), -ECONNRESET);
+	CHECK(wait_readable(vu->sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -ECONNRESET);
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
 /* Bytes already waiting when a request starts: -EPROTO, connection closed. */
 static int
-test_unsolicited_before_request(const void *arg)
+test_unsolicited_before_request(struct vnapi_vhost_user *vu, struct fake_backend *fb,
+				const struct on_backend *ob)
 {
-	const struct unsolicited_case *c = arg;
-	struct fb_config cfg = { .features = 0x1234 };
-	struct vnapi_vhost_user vu = { .sock = -1 };
-	struct fake_backend *fb;
+	const struct unsolicited_case *c = ob->arg;
 	uint64_t v;
 	int rc = -1;
 
-	fb = setup(&vu, &cfg, false);
-	CHECK(fb != NULL);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), 0);
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 	CHECK_EQ(fake_backend_send_unsolicited(fb, 42, c->nfds), 0);
-	CHECK(wait_readable(vu.sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), -EPROTO);
-	CHECK_EQ(vu.sock, -1);
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+	CHECK(wait_readable(vu->sock, 1000));
+	CHECK_EQ(vnapi_vhost_user_set_owner(vu), -EPROTO);
+	CHECK_EQ(vu->sock, -1);
+	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
 	/* Only GET_FEATURES reached the back end. */
 	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
 	rc = 0;
 teardown:
-	vnapi_vhost_user_close(&vu);
-	fake_backend_destroy(fb);
 	return rc;
 }
 
@@ -1060,27 +1050,84 @@ teardown:
 
 static const bool ack_off = false, ack_on = true;
 
+/* What each run_on_backend() row of fixed_cases[] starts and runs. */
+static const struct on_backend on_no_fd_flag_ack_off = {
+	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+	.script = test_no_fd_flag,
+};
+static const struct on_backend on_no_fd_flag_ack_on = {
+	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+	.ack = true,
+	.script = test_no_fd_flag,
+};
+static const struct on_backend on_set_pf_no_ack = {
+	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+	.ack = true,
+	.script = test_set_protocol_features_no_ack,
+};
+static const struct on_backend on_peer_gone = {
+	.cfg = { .features = 1 },
+	.script = test_peer_gone,
+};
+static const struct on_backend on_send_after_disconnect = {
+	.cfg = { .features = 1 },
+	.script = test_send_after_disconnect,
+};
+static const struct on_backend on_disconnect_no_reply = {
+	.cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT },
+	.script = test_disconnect_no_reply,
+};
+static const struct on_backend on_mem_table_limits = {
+	.cfg = { .features = 1 },
+	.script = test_mem_table_limits,
+};
+static const struct on_backend on_unsolicited_poll_msg = {
+	.cfg = { .features = 0x1234 },
+	.script = test_unsolicited_poll,
+	.arg = &unsolicited_msg,
+};
+static const struct on_backend on_unsolicited_poll_fd = {
+	.cfg = { .features = 0x1234 },
+	.script = test_unsolicited_poll,
+	.arg = &unsolicited_fd,
+};
+static const struct on_backend on_unsolicited_poll_dup = {
+	.cfg = { .features = 0x1234 },
+	.script = test_unsolicited_poll,
+	.arg = &unsolicited_dup,
+};
+static const struct on_backend on_unsolicited_before_msg = {
+	.cfg = { .features = 0x1234 },
+	.script = test_unsolicited_before_request,
+	.arg = &unsolicited_msg,
+};
+static const struct on_backend on_unsolicited_before_fd = {
+	.cfg = { .features = 0x1234 },
+	.script = test_unsolicited_before_request,
+	.arg = &unsolicited_fd,
+};
+
 static const struct unit_case fixed_cases[] = {
 	{ "request names", test_request_names, NULL },
 	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
 	{ "negotiation sequence, REPLY_ACK on", test_negotiation, &ack_on },
-	{ "kick/call no-fd flag, REPLY_ACK off", test_no_fd_flag, &ack_off },
-	{ "kick/call no-fd flag, REPLY_ACK on", test_no_fd_flag, &ack_on },
-	{ "SET_PROTOCOL_FEATURES never asks for an ack", test_set_protocol_features_no_ack, NULL },
-	{ "peer_gone: live, then back end closes", test_peer_gone, NULL },
-	{ "send after disconnect: -EPIPE, no SIGPIPE", test_send_after_disconnect, NULL },
-	{ "disconnect after a no-reply request", test_disconnect_no_reply, NULL },
+	{ "kick/call no-fd flag, REPLY_ACK off", run_on_backend, &on_no_fd_flag_ack_off },
+	{ "kick/call no-fd flag, REPLY_ACK on", run_on_backend, &on_no_fd_flag_ack_on },
+	{ "SET_PROTOCOL_FEATURES never asks for an ack", run_on_backend, &on_set_pf_no_ack },
+	{ "peer_gone: live, then back end closes", run_on_backend, &on_peer_gone },
+	{ "send after disconnect: -EPIPE, no SIGPIPE", run_on_backend, &on_send_after_disconnect },
+	{ "disconnect after a no-reply request", run_on_backend, &on_disconnect_no_reply },
 	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
 	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
 	{ "connect: refused, bounded retry", test_connect_refused, NULL },
 	{ "connect: back end listens late", test_connect_retry, NULL },
 	{ "connect: path too long / empty", test_connect_bad_path, NULL },
-	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", test_mem_table_limits, NULL },
-	{ "unsolicited message after a reply: read, -EPROTO", test_unsolicited_poll, &unsolicited_msg },
-	{ "unsolicited message with an fd: read, fd closed, -EPROTO", test_unsolicited_poll, &unsolicited_fd },
-	{ "late (duplicate) reply: read, -EPROTO", test_unsolicited_poll, &unsolicited_dup },
-	{ "unsolicited message before a request: -EPROTO, closed", test_unsolicited_before_request, &unsolicited_msg },
-	{ "unsolicited fd before a request: -EPROTO, closed", test_unsolicited_before_request, &unsolicited_fd },
+	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", run_on_backend, &on_mem_table_limits },
+	{ "unsolicited message after a reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_msg },
+	{ "unsolicited message with an fd: read, fd closed, -EPROTO", run_on_backend, &on_unsolicited_poll_fd },
+	{ "late (duplicate) reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_dup },
+	{ "unsolicited message before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_msg },
+	{ "unsolicited fd before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_fd },
 	{ "server: stale socket removed, live or foreign refused, accept", test_listen, NULL },
 };
 
