@@ -222,18 +222,33 @@ peer_xstat(uint16_t port, const char *name)
 int
 peer_count_fds(void)
 {
+	char path[sizeof("/proc/self/fd/") + sizeof(((struct dirent *)0)->d_name)], target[64];
 	struct dirent *de;
 	DIR *d = opendir("/proc/self/fd");
 	int n = 0;
+	ssize_t len;
 
 	if (d == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] != '.')
-			n++;
+		if (de->d_name[0] == '.' || (int)strtol(de->d_name, NULL, 10) == dirfd(d))
+			continue;
+		/* EAL's interrupt thread closes its epoll instance and makes a
+		 * new one each time a source is added or removed, so one such
+		 * fd can be missing for a moment after any callback
+		 * (un)registration: epoll instances are left out of the count.
+		 * Neither the driver nor lib/vhost makes one per start. */
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			if (strcmp(target, "anon_inode:[eventpoll]") == 0)
+				continue;
+		}
+		n++;
 	}
 	closedir(d);
-	return n - 1; /* not the directory stream's own fd */
+	return n;
 }
 
 void

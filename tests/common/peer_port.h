@@ -92,7 +92,7 @@ int peer_port_remove(const char *name, uint16_t *port, bool *probed);
 /** Port @p port's xstat @p name, or UINT64_MAX when it has none. */
 uint64_t peer_xstat(uint16_t port, const char *name);
 
-/** Open file descriptors of this process, or -1. */
+/** Open file descriptors of this process but epoll instances (see peer_port.c), or -1. */
 int peer_count_fds(void);
 
 /** A test's mempools, compared as a whole by the leak checks. */

@@ -101,9 +101,6 @@ vnapi_backend_want(const struct vnapi_params *p)
 #define VNAPI_RING_FEATURES ((1ULL << VIRTIO_F_VERSION_1) | \
 			     (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
 			     (1ULL << VIRTIO_F_RING_PACKED))
-/* ... and so are the offloads the application was told of (dev_infos_get)
- * and configured: a later back end must offer them too. */
-#define VNAPI_FIXED_FEATURES (VNAPI_RING_FEATURES | vnapi_net_offload_want(true, true, true, true))
 /* Features only lib/virtq's behaviour depends on: taken anew from each back
  * end, the rings laid out for them at the next start (vnapi_vq_relayout). */
 #define VNAPI_VQ_FEATURES ((1ULL << VIRTIO_F_RING_EVENT_IDX) | \
@@ -135,7 +132,9 @@ static int
 vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	uint64_t need = hw->features & VNAPI_FIXED_FEATURES;
+	/* The ring features, and the offloads the application enabled
+	 * (hw->ol_required): the others are taken anew from each back end. */
+	uint64_t need = (hw->features & VNAPI_RING_FEATURES) | hw->ol_required;
 	uint64_t missing;
 	char buf[128];
 	size_t off = 0;
@@ -180,8 +179,9 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 			goto err_disconnect;
 		hw->max_queue_pairs = max_qp;
 		hw->features_offered = offered;
-		hw->features = vnapi_net_offload_valid((hw->features & VNAPI_FIXED_FEATURES) |
-						       (offered & want & ~VNAPI_FIXED_FEATURES));
+		hw->features = vnapi_net_offload_valid((hw->features & VNAPI_RING_FEATURES) |
+						       (offered & want & ~VNAPI_RING_FEATURES &
+							~hw->ol_unwanted));
 		/* Indirect tables exist only if the tx rings were set up with them. */
 		for (q = 0; q < dev->data->nb_tx_queues; q++) {
 			const struct vnapi_txq *txq = dev->data->tx_queues[q];

@@ -190,6 +190,11 @@ struct vnapi_hw {
 	 * may enable (dev_infos_get); configure drops the rx ones it did not
 	 * enable from features. */
 	uint64_t features_usable;
+	/** Set at configure: the offload features the application enabled
+	 * (a later back end must offer them, vnapi_backend_connect()) and the
+	 * rx ones it did not (never negotiated, whatever the back end offers). */
+	uint64_t ol_required;
+	uint64_t ol_unwanted;
 	uint64_t protocol_features;  /**< Negotiated protocol features. */
 	uint16_t max_queue_pairs;    /**< Back end's limit (GET_QUEUE_NUM), or 1. */
 	uint16_t nb_qp;              /**< Queue pairs configured. */

@@ -80,6 +80,26 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
+/* The offload feature bits the enabled offloads of @p conf depend on. */
+static uint64_t
+vnapi_ol_required(const struct rte_eth_conf *conf)
+{
+	const uint64_t tx = conf->txmode.offloads, rx = conf->rxmode.offloads;
+	uint64_t req = 0;
+
+	if (tx & (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+		  RTE_ETH_TX_OFFLOAD_TCP_TSO))
+		req |= 1ULL << VIRTIO_NET_F_CSUM;
+	if (tx & RTE_ETH_TX_OFFLOAD_TCP_TSO)
+		req |= (1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_HOST_TSO6);
+	if (rx & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+		  RTE_ETH_RX_OFFLOAD_TCP_LRO))
+		req |= 1ULL << VIRTIO_NET_F_GUEST_CSUM;
+	if (rx & RTE_ETH_RX_OFFLOAD_TCP_LRO)
+		req |= (1ULL << VIRTIO_NET_F_GUEST_TSO4) | (1ULL << VIRTIO_NET_F_GUEST_TSO6);
+	return req;
+}
+
 /* The GUEST_ offload feature bits the rx offloads @p offloads do not need. */
 static uint64_t
 vnapi_rx_features_unwanted(uint64_t offloads)
@@ -121,8 +141,9 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 	 * next start: the device then sends neither partial checksums nor
 	 * 64 KB packets to an application that does not expect them.
 	 */
-	hw->features = vnapi_net_offload_valid(hw->features_usable &
-					       ~vnapi_rx_features_unwanted(conf->rxmode.offloads));
+	hw->ol_unwanted = vnapi_rx_features_unwanted(conf->rxmode.offloads);
+	hw->features = vnapi_net_offload_valid(hw->features_usable & ~hw->ol_unwanted);
+	hw->ol_required = vnapi_ol_required(conf) & hw->features;
 	/* Queues are laid out for the features negotiated so far: a later
 	 * back end must offer them (vnapi_backend_connect()). */
 	hw->features_fixed = true;
