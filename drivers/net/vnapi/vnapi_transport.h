@@ -103,6 +103,13 @@ struct vnapi_transport_ops {
 	 * virtio-pci: ACCESS_PLATFORM, so the device goes through the IOMMU).
 	 */
 	uint64_t transport_features;
+	/**
+	 * Feature bits never negotiated together with RING_PACKED on this
+	 * transport, whatever the devargs say: virtio-pci leaves EVENT_IDX out
+	 * (QEMU's virtio-net device stalls its transmit ring with both; see
+	 * doc/design.md, "virtio-pci transport").
+	 */
+	uint64_t packed_excluded;
 };
 
 /** vhost-user: vnapi connects to the back end's socket (client), or, with
