@@ -28,6 +28,14 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
   mq     (vnapi_mq, virtio_mq) 2 queue pairs: IPv4/UDP frames of 64 flows, spread over the
          tap's two queues by its flow hash; exactly N back, testpmd's per-queue statistics
          show both rx queues used and N in all.
+  hybrid vnapi-fwd --mode hybrid (lib/napi): M sparse frames, each 1-5 ms after the previous
+         came back, then N with a window: every one back unchanged, vnapi-fwd's FINAL line
+         exactly M + N rx and tx, its queue in hybrid mode with rx-interrupt wakeups counted.
+  packed (vnapi_packed) the driver leaves EVENT_IDX out with the packed ring on virtio-pci
+         (QEMU's tx ring stalls with both; doc/design.md): its log says so and the
+         negotiated features have no EVENT_IDX; count and l3fwd then run on that ring.
+  nointr (vnapi_novec: a device without MSI-X, vectors=0) count runs in poll mode; l3fwd-power
+         --interrupt-only fails to start with the driver's error naming the missing vectors.
   bench  (not a test, not in the suite) see run_bench().
 """
 
@@ -58,22 +66,25 @@ RUN_DIR = '/run/vnapi-test'
 BOOTS = {
     # name: (device properties, PMD, extra devargs, checks)
     'virtio': ('', 'virtio', '', ('count', 'link', 'l3fwd')),
-    'vnapi': ('', 'vnapi', '', ('count', 'link', 'l3fwd')),
-    # event_idx=0: with EVENT_IDX negotiated on a packed ring, vnapi and QEMU 7.2 stall
-    # after ~100 frames (known, open: vnapi_packed_evidx reproduces it)
-    'vnapi_packed': (',packed=on', 'vnapi', ',packed_vq=1,event_idx=0', ('count', 'l3fwd')),
+    'vnapi': ('', 'vnapi', '', ('count', 'link', 'l3fwd', 'hybrid')),
+    # no MSI-X capability: poll mode works, interrupt mode fails clearly
+    'vnapi_novec': (',vectors=0', 'vnapi', '', ('count', 'nointr')),
+    # the driver's default devargs (event_idx=1): it leaves EVENT_IDX out itself
+    'vnapi_packed': (',packed=on', 'vnapi', ',packed_vq=1', ('packed', 'count', 'l3fwd')),
     'virtio_packed': (',packed=on', 'virtio', '', ('count',)),
     # 2 queue pairs: a 2-queue tap in a network namespace (see MqNet)
     'vnapi_mq': (',mq=on,vectors=6', 'vnapi', ',queues=2', ('mq',)),
+    # reference only (not in the suite: the vnapi_mq boot proves the feature)
     'virtio_mq': (',mq=on,vectors=6', 'virtio', '', ('mq',)),
-    # diagnosis only (not in the suite)
-    'vnapi_packed_evidx': (',packed=on', 'vnapi', ',packed_vq=1', ('count',)),
 }
 MQ_FLOWS = 64
 
 COUNT_FRAMES = 2000
 COUNT_WINDOW = 32
 SPARSE_FRAMES = 200
+HYBRID_SPARSE = 100
+NOINTR_ERROR = r'rx interrupts need 2 MSI-X vectors through vfio-pci .*the device has 0'
+PACKED_NO_EVIDX = r'virtio-pci: packed ring without EVENT_IDX on this transport'
 
 
 class Failure(Exception):
@@ -149,9 +160,10 @@ class Peer:
         ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
         return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
 
-    def count(self, n, window, deadline_s, loss_s=5.0, size=128, flows=False):
-        """Send n test frames, at most `window` outstanding; every one must come back
-        unchanged, none twice. Returns the number received."""
+    def count(self, n, window, deadline_s, loss_s=5.0, size=128, flows=False, gap_ms=None):
+        """Send n test frames, at most `window` outstanding (each a random gap_ms after
+        the previous if given); every one must come back unchanged, none twice. Returns
+        the number received."""
         make = self.flow_frame if flows else self.test_frame
         off = 42 if flows else 14
         sent = 0
@@ -160,6 +172,8 @@ class Peer:
         last_rx = time.monotonic()
         while len(got) < n:
             while sent < n and sent - len(got) < window:
+                if gap_ms is not None:
+                    time.sleep(random.uniform(*gap_ms) / 1000.0)
                 self.send(make(sent, size))
                 sent += 1
             fr = self.recv(0.2)
@@ -462,10 +476,14 @@ def jobs_script(boot, pmd, devargs, checks):
         lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
                      '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
                      '--rxd=256 --txd=256 --nb-cores=1' % (logs, allow, load))
-    if 'l3fwd' in checks:
+    if 'l3fwd' in checks or 'nointr' in checks:
         lines.append('vg_run l3fwd 120 %s -l 1 -n 1 --file-prefix l3 %s -a %s %s '
                      '--log-level=user1:info -- -p 0x1 --config="(0,0,1)" --interrupt-only%s'
                      % (env_path('VNAPI_L3FWD_POWER'), logs, allow, load, l3extra))
+    if 'hybrid' in checks:
+        lines.append('vg_run fwd 120 %s -l 0,1 -n 1 --file-prefix fw %s -a %s %s '
+                     '-- --mode hybrid --config "(0,0,1)" --fwd io'
+                     % (env_path('VNAPI_FWD'), logs, allow, load))
     return '\n'.join(lines) + '\n'
 
 
@@ -509,6 +527,15 @@ def run_boot(boot):
             g.wait_file('testpmd.started', 60)
             g.wait_log('testpmd', r'Press enter to exit', 90)
             peer.drain()
+            if 'packed' in checks:
+                text = g.read('testpmd.log')
+                feats = re.search(r'virtio-pci: features 0x[0-9a-f]+ \(([^)]*)\)', text)
+                if not re.search(PACKED_NO_EVIDX, text) or feats is None or \
+                        'RING_PACKED' not in feats.group(1).split() or \
+                        'EVENT_IDX' in feats.group(1).split():
+                    raise Failure('packed ring: expected RING_PACKED without EVENT_IDX and the '
+                                  'driver saying so\n%s' % text[-3000:])
+                res['packed_features'] = feats.group(1)
             if 'count' in checks:
                 t = time.monotonic()
                 res['count_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60)
@@ -553,6 +580,36 @@ def run_boot(boot):
             res['l3fwd_wakeups'] = wakeups
             if not 1 <= wakeups <= SPARSE_FRAMES + 10:
                 raise Failure('%d rx-interrupt wakeups for %d sparse frames' % (wakeups, SPARSE_FRAMES))
+        if 'nointr' in checks:
+            # no stop from us: l3fwd-power must end by itself, refused at start
+            g.wait_file('l3fwd.rc', 60)
+            rc, text = int(g.read('l3fwd.rc').strip() or -1), g.read('l3fwd.log')
+            res['nointr_rc'] = rc
+            if rc == 0 or not re.search(NOINTR_ERROR, text):
+                raise Failure('l3fwd-power --interrupt-only on a device without MSI-X: exit %d, '
+                              'expected a failure with %r\n%s' % (rc, NOINTR_ERROR, text[-3000:]))
+        if 'hybrid' in checks:
+            g.wait_file('fwd.started', 30)
+            g.wait_log('fwd', r'rx port 0 queue 0 on lcore 1 .*hybrid', 90)
+            peer.drain()
+            t = time.monotonic()
+            n = peer.count(HYBRID_SPARSE, 1, 60, gap_ms=(1.0, 5.0))
+            n += peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
+            res['hybrid_s'] = round(time.monotonic() - t, 2)
+            rc, text = g.stop_job('fwd')
+            fin = re.search(r'FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', text)
+            q = re.search(r'QUEUE lcore=1 port=0 queue=0 mode=(\S+) .* wakeups=(\d+) ', text)
+            res['fwd_rc'] = rc
+            res['hybrid_final'] = fin.group(0) if fin else None
+            res['hybrid_wakeups'] = int(q.group(2)) if q else None
+            want = HYBRID_SPARSE + COUNT_FRAMES // 4
+            if rc != 0 or fin is None or q is None or \
+                    (int(fin.group(1)), int(fin.group(2)), int(fin.group(3))) != (want, want, 0):
+                raise Failure('vnapi-fwd hybrid: exit %d, expected FINAL rx=%d tx=%d dropped=0\n%s'
+                              % (rc, want, want, text[-3000:]))
+            if q.group(1) != 'hybrid' or not 1 <= int(q.group(2)) <= want:
+                raise Failure('vnapi-fwd hybrid: queue mode %s, %s wakeups for %d frames'
+                              % (q.group(1), q.group(2), want))
         g.finish()
         res['total_s'] = round(time.monotonic() - t0, 1)
         return res
