@@ -3,8 +3,8 @@
 # Copyright(c) 2026 The vnapi authors
 """DPDK inside a QEMU guest, on a virtio-net-pci device behind a virtual IOMMU (vfio-pci).
 
-Usage: test_guest.py BOOT [--rates R1,R2 --secs S]
-  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq | virtio_mq | bench  (one guest boot each: every check of a
+Usage: test_guest.py BOOT [--rates R1,R2 --secs S --devargs ,K=V...]
+  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq | vnapi_novec | virtio_mq | bench  (one guest boot each: every check of a
         boot shares it, a boot costs ~20-30 s of TCG time on both host CPUs)
 Paths come from the environment (meson sets them): VNAPI_GUEST_KERNEL (vmlinuz),
 VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER.
@@ -668,7 +668,7 @@ def open_loop(peer, rate, secs):
     return n, back
 
 
-def run_bench(rates, secs):
+def run_bench(rates, secs, devargs=''):
     """Benchmark (not a test): l3fwd-power --interrupt-only at sparse open-loop rates, vnapi
     then net_virtio on the same device in one boot: packets per wakeup and guest CPU; then
     testpmd io forwarding (poll mode) as context. TCG: relative figures only."""
@@ -677,7 +677,7 @@ def run_bench(rates, secs):
     res = {}
     lines = ['bdf=$(vg_net_bdf 0) || exit 1', 'vg_bind_vfio $bdf || exit 1',
              'cp %s $VG_PMD/librte_net_vnapi.so' % env_path('VNAPI_PLUGIN')]
-    pmds = {'vnapi': ('$bdf,vnapi=1', '-d $VG_PMD/librte_net_vnapi.so', ''),
+    pmds = {'vnapi': ('$bdf,vnapi=1' + devargs, '-d $VG_PMD/librte_net_vnapi.so', ''),
             'virtio': ('$bdf', '-d $VG_PMDS/librte_net_virtio.so.23', ' --parse-ptype')}
     for name, (allow, load, extra) in pmds.items():
         lines.append('vg_run l3_%s 300 %s -l 1 -n 1 --file-prefix l3%s -a %s %s '
@@ -730,13 +730,14 @@ def main():
     ap.add_argument('boot', choices=sorted(BOOTS) + ['bench'])
     ap.add_argument('--rates', default='100,1000', help='bench: open-loop rates (pps)')
     ap.add_argument('--secs', type=float, default=5.0, help='bench: seconds per rate')
+    ap.add_argument('--devargs', default='', help='bench: more vnapi devargs (",event_idx=0")')
     a = ap.parse_args()
     if shutil.which('qemu-system-x86_64') is None:
         print('SKIP: qemu-system-x86_64 not installed (devtools/setup.sh installs it)')
         return SKIP
     try:
         if a.boot == 'bench':
-            res = run_bench([int(r) for r in a.rates.split(',')], a.secs)
+            res = run_bench([int(r) for r in a.rates.split(',')], a.secs, a.devargs)
             print('BENCH: %s' % json.dumps(res, sort_keys=True))
             return 0
         res = run_boot(a.boot)
