@@ -67,7 +67,9 @@ struct pair_opts {
 	unsigned int nb_sizes;
 	uint64_t features_on;    /* virtio feature bits the back end must see negotiated */
 	uint64_t features_off;   /* ... and must not */
-	int expect_indirect; /* segs: tx_q0_indirect must be all (1) or 0 (0); -1 unchecked */
+	/* segs: chains of 2..N descriptors went indirect, none longer (0: none
+	 * did); UINT32_MAX: unchecked. */
+	uint32_t expect_indirect;
 	bool offloads_refused; /* offload: the front end has every offload devarg 0 */
 	/* race */
 	uint32_t rounds;

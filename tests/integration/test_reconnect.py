@@ -7,6 +7,7 @@ Usage: test_reconnect.py MODE FRONTEND [CYCLES]
   MODE      client: the front end connects to net_vhost (vhost-user server);
             server: the front end listens (server=1), net_vhost connects (client=1);
             intr: vnapi-fwd in interrupt mode is the front end (see run_intr; $VNAPI_FWD);
+            intr_l3fwd: the same with l3fwd-power --interrupt-only ($VNAPI_L3FWD_POWER);
             promisc: promiscuous/allmulticast off refused, foreign frames delivered (run_promisc)
   FRONTEND  vnapi | virtio_user, optionally with devargs ('vnapi:packed_vq=1')
   CYCLES    back-end restarts (default 5)
@@ -204,15 +205,23 @@ def run(mode, frontend, cycles):
     return True
 
 
-def run_intr(frontend, cycles):
-    """vnapi-fwd in interrupt mode (its lcore asleep in rte_epoll_wait on the rx queue's
-    eventfd whenever the queue is empty) as the front end; the back end is killed and restarted
-    while it sleeps. After each recovery, 128 packets (4 bursts of 32, fewer than a ring) sent
-    by the back end must all come back, with nobody touching vnapi-fwd: the lcore woke on the
-    same registration. During each outage vnapi-fwd must stay idle (CPU, no busy loop)."""
-    fwd_bin = os.environ.get('VNAPI_FWD')
+# l3fwd-power logs every rx-interrupt wakeup (INFO, logtype user1); epoll timeouts are silent.
+L3FWD_WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
+
+
+def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
+    """A forwarder in interrupt mode (its lcore asleep in rte_epoll_wait on the rx queue's
+    eventfd whenever the queue is empty) on the front end: vnapi-fwd --mode interrupt, or DPDK's
+    l3fwd-power --interrupt-only (which routes every IPv4 packet back out of its one port). The
+    back end is killed and restarted while it sleeps. After each recovery, 128 packets (4 bursts
+    of 32, fewer than a ring) sent by the back end must all come back, with nobody touching the
+    forwarder: the lcore woke on the same registration (l3fwd-power: it logged rx-interrupt
+    wakeups since the restart; its 10 ms epoll timeouts alone would also drain the queue, and are
+    not logged). During each outage the forwarder must stay idle (CPU, no busy loop)."""
+    env = 'VNAPI_FWD' if forwarder == 'vnapi-fwd' else 'VNAPI_L3FWD_POWER'
+    fwd_bin = os.environ.get(env)
     if not fwd_bin:
-        raise Failure('VNAPI_FWD (the vnapi-fwd binary) is not set')
+        raise Failure('%s (the %s binary) is not set' % (env, forwarder))
     fe_spec = h.FrontEnd(frontend)
     recoveries = []
     with h.Session('rci') as s:
@@ -221,15 +230,22 @@ def run_intr(frontend, cycles):
         prefix = h.unique('f')
         vdev = fe_spec.vdev(path=sock)
         argv = [fwd_bin, '--no-huge', '-m', '512', '--no-pci', '--lcores', '0@1',
-                '--file-prefix', prefix, '-d', h.prepare_plugin(), '--vdev', vdev, '--',
-                '--config', '(0,0,0)', '--mode', 'interrupt', '--fwd', 'io',
-                '--duration', str(int(PROC_DEADLINE - 30))]
-        fwd = s.add(h.DpdkProcess('vnapi-fwd', argv, deadline=PROC_DEADLINE,
+                '--file-prefix', prefix, '-d', h.prepare_plugin(), '--vdev', vdev]
+        if forwarder == 'vnapi-fwd':
+            argv += ['--', '--config', '(0,0,0)', '--mode', 'interrupt', '--fwd', 'io',
+                     '--duration', str(int(PROC_DEADLINE - 30))]
+            ready = r'^FORWARDING'
+        else:
+            argv += ['--log-level=user1:info', '--', '-p', '0x1', '--config=(0,0,0)',
+                     '--interrupt-only']
+            ready = r'entering main interrupt loop on lcore'
+        fwd = s.add(h.DpdkProcess(forwarder, argv, deadline=PROC_DEADLINE,
                                   cleanup=[h._rm_runtime(prefix)]).start())
-        fwd.wait_for(r'^FORWARDING', 30.0, what='vnapi-fwd forwarding')
+        fwd.wait_for(ready, 30.0, what='%s forwarding' % forwarder)
         h.poll_until(backend.link_up, 30.0, what='backend link up')
 
         def echo(label):
+            mark = fwd.mark()
             backend.cmd('clear port stats all')
             backend.cmd('set fwd rxonly')
             r = backend.cmd('start tx_first 4')
@@ -240,7 +256,11 @@ def run_intr(frontend, cycles):
             backend.stop_fwd()
             check(backend.port_stats()['TX-packets'] == sent,
                   '%s: back end sent %d' % (label, sent))
-            check(True, '%s: all %d came back through the sleeping vnapi-fwd' % (label, sent))
+            check(True, '%s: all %d came back through the sleeping %s' % (label, sent, forwarder))
+            if forwarder == 'l3fwd-power':
+                n = len(fwd.find_all(L3FWD_WAKEUP_RE, since=mark))
+                check(n > 0, '%s: l3fwd-power logged %d rx-interrupt wakeups for them'
+                      % (label, n))
 
         echo('start')
         fds0 = fd_count(fwd.pid)
@@ -254,7 +274,8 @@ def run_intr(frontend, cycles):
             time.sleep(1.0)  # the outage: vnapi-fwd must not spin meanwhile
             c1, m1 = h.proc_cpu_s(fwd.pid), time.monotonic()
             cpu_pct = 100.0 * (c1 - c0) / (m1 - m0)
-            check(cpu_pct < 5.0, 'vnapi-fwd CPU during the outage %.2f %% < 5 %%' % cpu_pct)
+            check(cpu_pct < 5.0, '%s CPU during the outage %.2f %% < 5 %%'
+                  % (forwarder, cpu_pct))
             t_new = time.monotonic()
             backend = start_backend(s, 'client', sock)
             t_ready = time.monotonic()
@@ -264,15 +285,20 @@ def run_intr(frontend, cycles):
                   % (recoveries[-1], time.monotonic() - t_new), flush=True)
             echo('cycle %d' % c)
             n = fd_count(fwd.pid)
-            check(n == fds0, 'vnapi-fwd has %d fds (start: %d)' % (n, fds0))
-        check(fwd.alive(), 'vnapi-fwd still running')
-        fwd.kill(signal.SIGINT)
-        fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=0', 20.0, what='FINAL line, 0 dropped')
-        m = fwd.find_all(r'^FINAL rx=(\d+) tx=(\d+)')[0][1]
-        check(int(m.group(1)) == int(m.group(2)) == 128 * (cycles + 1),
-              'vnapi-fwd FINAL rx = tx = %s' % m.group(1))
-    print('RESULT mode=intr frontend=%s cycles=%d recovery_avg_s=%.3f'
-          % (frontend, cycles, sum(recoveries) / len(recoveries)), flush=True)
+            check(n == fds0, '%s has %d fds (start: %d)' % (forwarder, n, fds0))
+        check(fwd.alive(), '%s still running' % forwarder)
+        if forwarder == 'vnapi-fwd':
+            fwd.kill(signal.SIGINT)
+            fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=0', 20.0,
+                         what='FINAL line, 0 dropped')
+            m = fwd.find_all(r'^FINAL rx=(\d+) tx=(\d+)')[0][1]
+            check(int(m.group(1)) == int(m.group(2)) == 128 * (cycles + 1),
+                  'vnapi-fwd FINAL rx = tx = %s' % m.group(1))
+        else:
+            rc = fwd.stop()
+            check(rc == 0, 'l3fwd-power exit status 0 after SIGINT (rc %s)' % rc)
+    print('RESULT mode=intr forwarder=%s frontend=%s cycles=%d recovery_avg_s=%.3f'
+          % (forwarder, frontend, cycles, sum(recoveries) / len(recoveries)), flush=True)
     return True
 
 
@@ -309,9 +335,10 @@ def main():
             return 1
         print('PASS', flush=True)
         return 0
-    if len(sys.argv) >= 3 and sys.argv[1] == 'intr':
+    if len(sys.argv) >= 3 and sys.argv[1] in ('intr', 'intr_l3fwd'):
         try:
-            run_intr(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5)
+            run_intr(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5,
+                     'vnapi-fwd' if sys.argv[1] == 'intr' else 'l3fwd-power')
         except (Failure, h.HarnessError) as e:
             print('FAIL: %s' % e, flush=True)
             return 1

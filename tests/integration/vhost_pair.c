@@ -25,7 +25,7 @@
  * Usage: vhost_pair --scenario NAME --frontend DEVARGS --name TESTNAME
  *                   [--queues N] [--packets N] [--cycles N] [--timeout S]
  *                   [--bad DEVARGS]... [--log-level L] [--eal ARG]...
- *                   [--expect-indirect 0|1]
+ *                   [--expect-indirect N]
  *                   [--rounds N] [--expect-lost N|any] [--timeout-ms MS]
  *                   [--restarts N]   (race)
  * DEVARGS may hold {sock} (the back end's socket path) and {queues}.
@@ -93,6 +93,7 @@ struct pair_flow {
 	uint32_t max_segs_rcvd;
 	bool segmented;     /* tx: 2..PAIR_SEGS_MAX segments (peer_mbuf_segs()) */
 	uint32_t no_headroom; /* tx: segmented packets sent with no headroom */
+	uint32_t short_chains; /* tx: segmented packets of 2..expect_indirect descriptors */
 };
 
 struct pair_opts pair_opts = {
@@ -104,7 +105,7 @@ struct pair_opts pair_opts = {
 	.packets = 0,
 	.cycles = 20,
 	.timeout = 60.0,
-	.expect_indirect = -1,
+	.expect_indirect = UINT32_MAX,
 	.rounds = 200,
 	.expect_lost = 0,
 	.timeout_ms = 50,
@@ -283,6 +284,11 @@ flow_build(struct pair_flow *f)
 						   segs_no_headroom(f->built));
 			if (segs_no_headroom(f->built))
 				f->no_headroom++;
+			/* The header is a descriptor of its own without headroom. */
+			if (f->pend[i] != NULL &&
+			    f->pend[i]->nb_segs + (segs_no_headroom(f->built) ? 1u : 0u) <=
+			    pair_opts.expect_indirect)
+				f->short_chains++;
 		} else {
 			f->pend[i] = peer_mbuf_copy(f->tx_pool, frame_buf, len, UINT32_MAX);
 		}
@@ -691,9 +697,10 @@ scenario_sizes(void)
  * is a chain of 2..64 mbufs (peer_mbuf_segs()), of six frame sizes, every
  * third without headroom (separate header descriptor); the back end sends
  * plain frames the other way. Counts and bytes exact, every byte checked;
- * with --expect-indirect, the front end's tx_qN_indirect xstat must count
- * every packet (1: each chain went in an indirect table) or none (0:
- * indirect=0, direct chains). Then the front end is removed and every
+ * with --expect-indirect N, the front end's tx_qN_indirect xstat must count
+ * exactly the packets of 2..N descriptors (the header is one more without
+ * headroom): those went in an indirect table, longer chains direct (0:
+ * none, indirect=0). Then the front end is removed and every
  * mempool must be back to its value before the probe.
  */
 static int
@@ -728,12 +735,17 @@ scenario_segs(void)
 	    total, pair_opts.queues);
 	if (check_stats(fl, n) != 0)
 		return -1;
-	for (q = 0; pair_opts.expect_indirect >= 0 && q < pair_opts.queues; q++) {
+	for (q = 0; pair_opts.expect_indirect != UINT32_MAX && q < pair_opts.queues; q++) {
+		uint32_t want = 0;
+
+		for (i = 0; i < n; i++)
+			if (fl[i].dir == PAIR_FE_TO_BE && fl[i].queue == q)
+				want += fl[i].short_chains;
 		snprintf(name, sizeof(name), "tx_q%u_indirect", q);
 		v = peer_xstat(pair.fe_port, name);
-		peer_tap(v == (pair_opts.expect_indirect ? total : 0),
-		    "%s = %" PRIu64 " (expected %u: indirect %s)", name, v,
-		    pair_opts.expect_indirect ? total : 0, pair_opts.expect_indirect ? "on" : "off");
+		peer_tap(v == want && (pair_opts.expect_indirect == 0 || (want > 0 && want < total)),
+		    "%s = %" PRIu64 " (expected %u of %u: the chains of at most %u descriptors)",
+		    name, v, want, total, pair_opts.expect_indirect);
 	}
 
 	return pair_fe_remove_check(ref0, -1);
@@ -1218,7 +1230,6 @@ opt_expect_lost(const char *arg, void *dst)
 	return 0;
 }
 
-static const char *const pair_zero_one[] = { "0", "1", NULL };
 
 static const struct peer_opt pair_opt_table[] = {
 	{ .name = "scenario", .type = PEER_OPT_STR, .dst = &pair_opts.scenario, .arg = "NAME",
@@ -1252,8 +1263,9 @@ static const struct peer_opt pair_opt_table[] = {
 	  .max = UINT64_MAX, .arg = "MASK", .help = "feature bits the back end must see" },
 	{ .name = "expect-no-features", .type = PEER_OPT_U64, .dst = &pair_opts.features_off,
 	  .max = UINT64_MAX, .arg = "MASK", .help = "... and must not" },
-	{ .name = "expect-indirect", .type = PEER_OPT_CHOICE, .dst = &pair_opts.expect_indirect,
-	  .choices = pair_zero_one, .arg = "0|1", .help = "segs: tx_qN_indirect counts none or all" },
+	{ .name = "expect-indirect", .type = PEER_OPT_U32, .dst = &pair_opts.expect_indirect,
+	  .max = 1024, .arg = "N",
+	  .help = "segs: tx_qN_indirect counts the chains of 2..N descriptors (0: none)" },
 	{ .name = "offloads-refused", .type = PEER_OPT_FLAG, .dst = &pair_opts.offloads_refused,
 	  .help = "offload: the front end has every offload devarg 0" },
 	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,

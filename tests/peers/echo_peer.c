@@ -64,7 +64,9 @@
  * 6 interrupted before a result.
  */
 
+#define _GNU_SOURCE
 #include <assert.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +93,7 @@
 #include "peer_opt.h"
 #include "peer_port.h"
 #include "peer_proc.h"
+#include "peer_stall.h"
 #include "peer_util.h"
 
 #define PEER_EXIT_PASS        0
@@ -113,6 +116,9 @@
 #define PEER_SLOW_US    2000 /* sparse: list packets slower than this ... */
 #define PEER_SLOW_LINES 40   /* ... at most this many */
 #define PEER_STALL_NS   100000 /* a longer gap in our wait for a reply: we were not running */
+#define PEER_PROBE_PERIOD_US 200   /* the front end's CPU probe: wakes this often ... */
+#define PEER_PROBE_LATE_US   100   /* ... and a wake-up later than this is a stall */
+#define PEER_PROBE_CAP       (1u << 18)
 
 /* l3fwd-power's rewrite: destination 02:00:00:00:00:<port>. */
 static const struct rte_ether_addr peer_l3fwd_dst = {
@@ -217,6 +223,8 @@ struct peer_phase_state {
 	uint8_t *seen;
 	uint64_t *lat_ns;
 	uint64_t *sched_ns; /* time either process did not run during each round trip */
+	uint64_t *fe_ns;    /* the front end's part of it (run-queue wait) */
+	uint64_t *t_ns;     /* when each packet was sent */
 	uint8_t *stolen;    /* the host took CPU time (steal) during the round trip */
 };
 
@@ -242,6 +250,7 @@ struct peer {
 	int self_sched_fd;
 	int stat_fd;          /* /proc/stat (steal), with the front end watched */
 	uint64_t stall_ns;    /* gaps over PEER_STALL_NS in our waits for replies */
+	struct peer_stall_probe probe; /* on the front end's CPU (sparse) */
 	long fe_pid;
 	char first_bad[160];
 };
@@ -472,7 +481,9 @@ peer_drain_until(struct peer *pr, uint64_t until_ns, bool lazy)
  * On a VM the host also deschedules our vCPU (steal), which no schedstat
  * shows: a gap over PEER_STALL_NS in our busy wait for the reply is time we
  * did not run either (our own run-queue wait is part of those gaps, so the
- * larger of the two counts, once). A round trip during which the machine's
+ * larger of the two counts, once). For the front end's CPU a stall probe
+ * (stall_probe_setup) gives the time that CPU was not there; with the front
+ * end's run-queue wait the larger counts. A round trip during which the machine's
  * steal time (/proc/stat) grew is marked: with --bound-on net it is reported
  * apart, not held to the bound.
  */
@@ -507,6 +518,35 @@ cmdline_has(const char *pid, const char *needle)
 		if (memcmp(buf + i, needle, len) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * The front end's CPU: when its main thread (its lcore) is pinned to one CPU
+ * that is not ours, a stall probe runs there (peer_stall.h), so that a round
+ * trip during which that CPU was taken from it (by the hypervisor, mostly)
+ * is known. A front end asleep on a lost wakeup leaves the CPU idle: no
+ * stall explains that delay.
+ */
+static void
+stall_probe_setup(struct peer *pr)
+{
+	cpu_set_t fe_set;
+	int cpu, self = sched_getcpu(), ret;
+
+	if (sched_getaffinity((pid_t)pr->fe_pid, sizeof(fe_set), &fe_set) != 0 ||
+	    CPU_COUNT(&fe_set) != 1) {
+		printf("# stall probe: front end not pinned to one CPU, no probe\n");
+		return;
+	}
+	for (cpu = 0; !CPU_ISSET(cpu, &fe_set); cpu++)
+		;
+	if (cpu == self) {
+		printf("# stall probe: front end shares our CPU %d, no probe\n", cpu);
+		return;
+	}
+	ret = peer_stall_start(&pr->probe, cpu, PEER_PROBE_PERIOD_US, PEER_PROBE_LATE_US,
+			       PEER_PROBE_CAP);
+	printf("# stall probe on CPU %d: %s\n", cpu, ret == 0 ? "running" : strerror(-ret));
 }
 
 /* Find the front end: the one other process whose command line names our
@@ -548,6 +588,8 @@ sched_watch_setup(struct peer *pr)
 	printf("# run-queue accounting: front end pid %ld%s, self %s\n", found,
 	       pr->fe_sched_fd < 0 ? " (schedstat unreadable)" : "",
 	       pr->self_sched_fd < 0 ? "unreadable" : "ok");
+	if (pr->o.mode == PEER_MODE_SPARSE)
+		stall_probe_setup(pr);
 }
 
 /* Send one packet of `phase` (retrying while the ring is full); then poll
@@ -584,6 +626,8 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		frame_stamp(m);
 	}
 	last = peer_now_ns();
+	if (ps->t_ns != NULL)
+		ps->t_ns[seq] = last;
 	t_end = last + (uint64_t)timeout_ms * 1000000ull;
 	while (!ps->seen[seq]) {
 		if (peer_quit)
@@ -600,9 +644,10 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		last = peer_now_ns();
 	}
 	pr->stall_ns += stall;
-	if (ps->sched_ns != NULL)
-		ps->sched_ns[seq] = sched_wait_fe(pr) - fe_w0 +
-				    RTE_MAX(sched_wait_self(pr) - self_w0, stall);
+	if (ps->sched_ns != NULL) {
+		ps->fe_ns[seq] = sched_wait_fe(pr) - fe_w0;
+		ps->sched_ns[seq] = ps->fe_ns[seq] + RTE_MAX(sched_wait_self(pr) - self_w0, stall);
+	}
 	if (ps->stolen != NULL)
 		ps->stolen[seq] = peer_steal_ticks(pr->stat_fd) != steal0;
 	*back = true;
@@ -665,8 +710,11 @@ phase_alloc(struct peer_phase_state *ps, uint32_t cap, bool latency)
 	ps->seen = calloc(cap, 1);
 	ps->lat_ns = latency ? calloc(cap, sizeof(*ps->lat_ns)) : NULL;
 	ps->sched_ns = latency ? calloc(cap, sizeof(*ps->sched_ns)) : NULL;
+	ps->fe_ns = latency ? calloc(cap, sizeof(*ps->fe_ns)) : NULL;
+	ps->t_ns = latency ? calloc(cap, sizeof(*ps->t_ns)) : NULL;
 	ps->stolen = latency ? calloc(cap, 1) : NULL;
 	return ps->seen == NULL || (latency && (ps->lat_ns == NULL || ps->sched_ns == NULL ||
+						ps->fe_ns == NULL || ps->t_ns == NULL ||
 						ps->stolen == NULL)) ? -1 : 0;
 }
 
@@ -676,6 +724,8 @@ phase_free(struct peer_phase_state *ps)
 	free(ps->seen);
 	free(ps->lat_ns);
 	free(ps->sched_ns);
+	free(ps->fe_ns);
+	free(ps->t_ns);
 	free(ps->stolen);
 }
 
@@ -877,6 +927,7 @@ peer_report(struct peer *pr, int run_ret)
 		uint64_t *net = malloc(sizeof(*net) * (tr->rcvd + 1));
 		uint64_t bound = (uint64_t)pr->o.max_latency_us * 1000;
 		uint64_t over_raw = 0, over_net = 0, over_net_steal = 0, sched_total = 0;
+		uint64_t probe_total = 0;
 		FILE *dump = NULL;
 		size_t off;
 		unsigned int b;
@@ -893,13 +944,20 @@ peer_report(struct peer *pr, int run_ret)
 				fclose(dump);
 			return PEER_EXIT_SETUP;
 		}
+		peer_stall_stop(&pr->probe);
 		for (i = 0; i < tr->sent; i++) {
-			uint64_t l, w;
+			uint64_t l, w, fe_stall;
 
 			if (!tr->seen[i])
 				continue;
 			l = tr->lat_ns[i];
-			w = RTE_MIN(tr->sched_ns[i], l);
+			/* The front end's run-queue wait and its CPU's stalls
+			 * overlap (another thread on that CPU delays both): the
+			 * larger counts. */
+			fe_stall = peer_stall_overlap_ns(&pr->probe, tr->t_ns[i], tr->t_ns[i] + l);
+			probe_total += fe_stall;
+			w = tr->sched_ns[i] - tr->fe_ns[i] + RTE_MAX(tr->fe_ns[i], fe_stall);
+			w = RTE_MIN(w, l);
 			raw[n] = l;
 			net[n++] = l - w;
 			sched_total += w;
@@ -925,9 +983,13 @@ peer_report(struct peer *pr, int run_ret)
 		for (i = 0, b = 0; i < tr->sent && b < PEER_SLOW_LINES; i++) {
 			if (!tr->seen[i] || tr->lat_ns[i] < (uint64_t)PEER_SLOW_US * 1000)
 				continue;
-			printf("SLOW seq=%" PRIu32 " gap_us=%" PRIu32 " latency_us=%.1f runq_wait_us=%.1f\n",
+			printf("SLOW seq=%" PRIu32 " gap_us=%" PRIu32 " latency_us=%.1f runq_wait_us=%.1f"
+			       " fe_cpu_stall_us=%.1f stolen=%u\n",
 			       i, pr->gap_us != NULL ? pr->gap_us[i] : 0, tr->lat_ns[i] / 1e3,
-			       tr->sched_ns[i] / 1e3);
+			       tr->sched_ns[i] / 1e3,
+			       peer_stall_overlap_ns(&pr->probe, tr->t_ns[i],
+						     tr->t_ns[i] + tr->lat_ns[i]) / 1e3,
+			       tr->stolen[i]);
 			b++;
 		}
 		peer_sort_u64(raw, n);
@@ -941,13 +1003,14 @@ peer_report(struct peer *pr, int run_ret)
 			       " net_p50_us=%.1f net_p99_us=%.1f net_max_us=%.1f"
 			       " runq_wait_total_ms=%.3f runq_watched=%d"
 			       " bound_us=%" PRIu32 " bound_on=%s over_bound=%" PRIu64
-			       " over_bound_net=%" PRIu64 " hist_us=",
+			       " over_bound_net=%" PRIu64 " fe_cpu_stall_ms=%.3f hist_us=",
 			       peer_percentile_u64(raw, n, 50) / 1e3, peer_percentile_u64(raw, n, 99) / 1e3,
 			       n ? raw[n - 1] / 1e3 : 0.0, n ? raw[0] / 1e3 : 0.0,
 			       peer_percentile_u64(net, n, 50) / 1e3, peer_percentile_u64(net, n, 99) / 1e3,
 			       n ? net[n - 1] / 1e3 : 0.0, sched_total / 1e6,
 			       pr->fe_sched_fd >= 0, pr->o.max_latency_us,
-			       pr->o.bound_net ? "net" : "raw", over_raw, over_net);
+			       pr->o.bound_net ? "net" : "raw", over_raw, over_net,
+			       pr->probe.stalls != NULL ? probe_total / 1e6 : -1.0);
 		for (b = 0; b <= RTE_DIM(edges_us) && off < sizeof(extra); b++) {
 			if (b < RTE_DIM(edges_us))
 				off += snprintf(extra + off, sizeof(extra) - off, "%s<%u:%u",
@@ -959,11 +1022,15 @@ peer_report(struct peer *pr, int run_ret)
 		snprintf(tail, sizeof(tail),
 			 "LATENCY p999_us=%.1f over_1ms=%" PRIu64 " over_5ms=%" PRIu64
 			 " net_p999_us=%.1f net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64
-			 " peer_stall_ms=%.3f over_bound_with_steal=%" PRIu64 "\n",
+			 " peer_stall_ms=%.3f over_bound_with_steal=%" PRIu64
+			 " fe_cpu_probe=%s fe_cpu_stall_ms=%.3f fe_cpu_stall_in_flight_ms=%.3f"
+			 " fe_cpu_probe_wakeups=%" PRIu64 "\n",
 			 peer_percentile_u64(raw, n, 99.9) / 1e3, count_over(raw, n, 1000000),
 			 count_over(raw, n, 5000000), peer_percentile_u64(net, n, 99.9) / 1e3,
 			 count_over(net, n, 1000000), count_over(net, n, 5000000),
-			 pr->stall_ns / 1e6, pr->o.bound_net ? over_net_steal : 0);
+			 pr->stall_ns / 1e6, pr->o.bound_net ? over_net_steal : 0,
+			 pr->probe.stalls != NULL ? "yes" : "no", peer_stall_total_ns(&pr->probe) / 1e6,
+			 probe_total / 1e6, pr->probe.wakeups);
 		free(raw);
 		free(net);
 		if (over > 0) {
@@ -1246,6 +1313,7 @@ main(int argc, char **argv)
 	}
 	peer_port_remove(PEER_DEV_NAME, &pr.port, &probed);
 out:
+	peer_stall_free(&pr.probe);
 	phase_free(&pr.ph[PEER_PHASE_WARMUP]);
 	phase_free(&pr.ph[PEER_PHASE_TRAFFIC]);
 	free(pr.gap_us);

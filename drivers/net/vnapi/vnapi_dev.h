@@ -57,6 +57,15 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 /** Default tx_free_thresh: num minus this many (at most a quarter of the ring). */
 #define VNAPI_TX_FREE_THRESH      32
 #define VNAPI_TX_MAX_SEGS         64
+/**
+ * Longest tx chain (descriptors, header included) put in an indirect
+ * table; longer ones go direct, as DPDK's net_virtio does. A 64 KB TSO
+ * frame of 2 KB mbufs (35 descriptors) in a table takes one ring slot, so
+ * the descriptor-based reclaim threshold let ~32 such frames (2 MB of
+ * mbufs) be in flight, and it cost ~5x net_virtio's cycles per byte
+ * (doc/performance.md, TSO); direct, it is at par.
+ */
+#define VNAPI_TX_INDIRECT_MAX     8
 #define VNAPI_MAX_RX_PKTLEN       9728
 #define VNAPI_MIN_MTU             68
 #define VNAPI_CONNECT_TIMEOUT_MS  2000

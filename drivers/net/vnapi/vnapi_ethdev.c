@@ -288,13 +288,14 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
 	vp.start_idx = 0;
 	/*
-	 * A multi-segment packet is at most VNAPI_TX_MAX_SEGS segments and a
-	 * header descriptor: with indirect descriptors it takes one ring slot
-	 * (vnapi_tx_add_chain() -> virtq_add()). The tables live in the ring
-	 * memory (num * 65 * 16 bytes more), DPDK memory the back end maps.
+	 * With indirect descriptors a chain of up to VNAPI_TX_INDIRECT_MAX
+	 * descriptors (segments and a header descriptor) takes one ring slot
+	 * (vnapi_tx_add_chain() -> virtq_add()); longer chains go direct. The
+	 * tables live in the ring memory (num * 8 * 16 bytes more), DPDK
+	 * memory the back end maps.
 	 */
 	vp.indirect_max = vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC) ?
-			  VNAPI_TX_MAX_SEGS + 1 : 0;
+			  VNAPI_TX_INDIRECT_MAX : 0;
 	if (ret != 0)
 		return ret;
 	/* Default: take completions back once more than min(32, num / 4)
