@@ -196,7 +196,7 @@ build_one() {
     for f in dpdk-testpmd dpdk-proc-info dpdk-dumpcap dpdk-pdump dpdk-l3fwd-power dpdk-pmdinfo.py; do
         [ -x "$prefix/bin/$f" ] || die "$f missing from $prefix/bin (see $dir/meson-setup.log)"
     done
-    for f in ethdev_driver.h ethdev_vdev.h bus_vdev_driver.h dev_driver.h; do
+    for f in ethdev_driver.h ethdev_vdev.h bus_vdev_driver.h bus_pci_driver.h dev_driver.h; do
         [ -f "$prefix/include/$f" ] || die "driver-SDK header $f missing from $prefix/include"
     done
     ls "$prefix"/lib/dpdk/pmds-*/librte_net_vhost.so* >/dev/null 2>&1 ||

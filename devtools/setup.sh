@@ -30,6 +30,7 @@ log() { printf 'setup: %s\n' "$*"; }
 
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
           pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
+          qemu-system-x86 busybox-static
           openvswitch-switch-dpdk)  # OVS-DPDK: a real peer in the suite (test_ovs.py)
 
 missing=()
@@ -45,11 +46,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
     log "packages present"
 fi
+# The guest kernel of the QEMU guest tests (tests/guest).
+"$top/devtools/guest_setup.sh"
 
 # Driver-SDK headers from Debian's source package of the installed version.
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 stamp=$sdk_dir/.version
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] && [ -f "$sdk_dir/include/bus_pci_driver.h" ]; then
     log "driver-SDK headers for dpdk $ver present in $sdk_dir"
 else
     # Only a source entry for this machine's own suites serves this version.
@@ -93,6 +96,7 @@ SRC
         '*/lib/ethdev/ethdev_driver.h' '*/lib/ethdev/ethdev_vdev.h' \
         '*/lib/ethdev/ethdev_pci.h' '*/lib/ethdev/rte_ethdev_core.h' \
         '*/drivers/bus/vdev/bus_vdev_driver.h' '*/lib/eal/include/dev_driver.h' \
+        '*/drivers/bus/pci/bus_pci_driver.h' \
         '*/lib/eal/include/bus_driver.h' '*/lib/eal/include/rte_eal_paging.h' \
         '*/lib/eal/common/eal_private.h'
     find "$dl" -name '*.h' -exec cp {} "$sdk_dir/include/" \;

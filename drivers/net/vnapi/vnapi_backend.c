@@ -170,7 +170,14 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	if (ret != 0)
 		return ret;
 
-	want = vnapi_backend_want(p);
+	/* The transport's own needs (vhost-user: PROTOCOL_FEATURES; virtio-pci:
+	 * ACCESS_PLATFORM) whenever offered, whatever the devargs say. */
+	want = vnapi_backend_want(p) | proc->ops->transport_features;
+	if (p->packed_vq && (want & proc->ops->packed_excluded) != 0) {
+		VNAPI_INIT_LOG(INFO, "%s: %s: packed ring without EVENT_IDX on this transport",
+			       dev->data->name, proc->ops->name);
+		want &= ~proc->ops->packed_excluded;
+	}
 	if (hw->features_fixed) {
 		ret = vnapi_backend_check_fixed(dev, offered, max_qp);
 		if (ret != 0)

@@ -214,6 +214,12 @@ struct vnapi_hw {
 	 * end that comes later must offer every ring feature of them. */
 	bool features_fixed;
 	bool started;
+	/** Largest ring the device takes (virtio-pci queue_size), 0: no limit
+	 * of its own; reported as the descriptor limit. */
+	uint16_t max_ring;
+	/** The device reports its link down (virtio-net config status, read
+	 * on a config interrupt); vhost-user never sets it. */
+	bool no_carrier;
 	uint64_t reconnects;         /**< Back ends (re)connected after a loss. */
 	uint64_t ctrl_violations;    /**< Connections dropped for a protocol violation. */
 	/** The device is there and negotiated: read and written with
@@ -246,6 +252,7 @@ struct vnapi_proc {
 	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */
 	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */
 	bool violation_logged;
+	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_pci.h), else NULL. */
 };
 
 static inline bool

@@ -198,6 +198,13 @@ vnapi_devargs_list(unsigned int *n)
 int
 vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p)
 {
+	return vnapi_devargs_parse_opt(name, args, p, true);
+}
+
+int
+vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params *p,
+			bool need_path)
+{
 	struct rte_kvargs *kvlist;
 	unsigned int i;
 	int ret = 0;
@@ -221,7 +228,7 @@ vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p)
 		if (rte_kvargs_process(kvlist, key, vnapi_devarg_handlers[i], p) < 0)
 			ret = -EINVAL;
 	}
-	if (ret == 0 && p->path[0] == '\0') {
+	if (ret == 0 && need_path && p->path[0] == '\0') {
 		VNAPI_INIT_LOG(ERR, "%s: devarg path is required: the back end's vhost-user socket, e.g. %s,path=/run/vnapi/vhost0.sock",
 			       name, name);
 		ret = -EINVAL;

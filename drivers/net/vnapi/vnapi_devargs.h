@@ -108,4 +108,9 @@ extern const struct vnapi_params vnapi_params_default;
  */
 int vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p);
 
+/** As vnapi_devargs_parse(), with path required only if @p need_path
+ * (false: the PCI driver, whose device is no socket). */
+int vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params *p,
+			    bool need_path);
+
 #endif /* _VNAPI_DEVARGS_H_ */

@@ -63,7 +63,7 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 				vnapi_net_tx_capa(vnapi_net_ol_tx(hw->features_usable));
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)
 		info->max_lro_pkt_size = VNAPI_MAX_LRO_PKTLEN;
-	info->rx_desc_lim.nb_max = VNAPI_MAX_QUEUE_SIZE;
+	info->rx_desc_lim.nb_max = hw->max_ring != 0 ? hw->max_ring : VNAPI_MAX_QUEUE_SIZE;
 	info->rx_desc_lim.nb_min = VNAPI_MIN_QUEUE_SIZE;
 	info->rx_desc_lim.nb_align = 1;
 	info->tx_desc_lim = info->rx_desc_lim;
@@ -622,3 +622,58 @@ const struct eth_dev_ops vnapi_eth_dev_ops_secondary = {
 	.rx_queue_intr_disable = vnapi_secondary_intr,
 	.dev_ptypes_set = vnapi_secondary_ptypes_set,
 };
+
+void
+vnapi_eth_dev_set_ops(struct rte_eth_dev *dev, bool primary)
+{
+	dev->dev_ops = primary ? &vnapi_eth_dev_ops : &vnapi_eth_dev_ops_secondary;
+	dev->rx_queue_count = vnapi_rx_queue_count;
+	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
+	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
+}
+
+int
+vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+
+	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
+						  socket);
+	if (dev->data->mac_addrs == NULL)
+		return -ENOMEM;
+	if (mac != NULL)
+		rte_ether_addr_copy(mac, dev->data->mac_addrs);
+	else
+		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
+	vnapi_eth_dev_set_ops(dev, true);
+	hw->parse_ptype = true;
+	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
+	dev->data->promiscuous = 1;
+	dev->data->all_multicast = 1;
+	vnapi_link_set(dev, false, false);
+	rte_eth_dev_probing_finish(dev);
+	return 0;
+}
+
+void
+vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected)
+{
+	if (connected) {
+		vnapi_conn_quiesce(dev);
+		vnapi_conn_close(dev);
+	}
+	rte_free(dev->process_private);
+	dev->process_private = NULL;
+	rte_eth_dev_release_port(dev);
+}
+
+int
+vnapi_eth_dev_remove(const char *name)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(name);
+
+	if (dev == NULL)
+		return 0; /* already gone */
+	vnapi_dev_close(dev);
+	return rte_eth_dev_release_port(dev);
+}

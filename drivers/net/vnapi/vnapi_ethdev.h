@@ -11,11 +11,36 @@
  * The ethdev ops table (vnapi_ethdev.c), for the probe of each bus.
  */
 
+#include <rte_ether.h>
+
 #include <ethdev_driver.h>
 
 extern const struct eth_dev_ops vnapi_eth_dev_ops;
 /** A secondary process's: reads, and clear refusals of the rest. */
 extern const struct eth_dev_ops vnapi_eth_dev_ops_secondary;
+
+/**
+ * The common end of a probe (vdev or PCI), once the device is connected:
+ * the MAC address (@p mac, or a random one when NULL), the ops, the flags,
+ * link down, probing finished. Returns 0 or -ENOMEM.
+ */
+int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac, int socket);
+
+/**
+ * A failed probe's undo (vdev or PCI): if @p connected (vnapi_conn_probe()
+ * succeeded), quiesce and close the connection; free the process-private
+ * data and release the port.
+ */
+void vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected);
+
+/** A bus's remove: close and release the port @p name (0 if already gone). */
+int vnapi_eth_dev_remove(const char *name);
+
+/**
+ * Per process: the ops table (the primary's, or a secondary's that reads
+ * and refuses the rest), the datapath-side queries.
+ */
+void vnapi_eth_dev_set_ops(struct rte_eth_dev *dev, bool primary);
 
 /** Stop, release the queues and let go of the device; in a secondary,
  * free only that process's state. */

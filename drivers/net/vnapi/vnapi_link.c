@@ -16,7 +16,12 @@
 bool
 vnapi_link_state_set(struct rte_eth_dev *dev, bool up)
 {
+	const struct vnapi_hw *hw = dev->data->dev_private;
 	struct rte_eth_link link;
+
+	/* A device that reports no carrier (virtio-pci config status) keeps
+	 * the link down even with the rings served. */
+	up = up && !__atomic_load_n(&hw->no_carrier, __ATOMIC_RELAXED);
 
 	memset(&link, 0, sizeof(link));
 	link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;

@@ -27,8 +27,9 @@
  */
 void vnapi_link_set(struct rte_eth_dev *dev, bool up, bool event);
 
-/** Set the link up or down, no event. @return true if the status changed
- * (the caller raises the LSC event, e.g. after dropping a lock). */
+/** Set the link up or down, no event; up only while the device reports a
+ * carrier (hw->no_carrier clear). @return true if the status changed (the
+ * caller raises the LSC event, e.g. after dropping a lock). */
 bool vnapi_link_state_set(struct rte_eth_dev *dev, bool up);
 
 /**

@@ -50,16 +50,6 @@ vnapi_proc_alloc(void)
 	return proc;
 }
 
-/* Per process: the ops table, the datapath-side queries, the bursts. */
-static void
-vnapi_set_process_ops(struct rte_eth_dev *dev, bool primary)
-{
-	dev->dev_ops = primary ? &vnapi_eth_dev_ops : &vnapi_eth_dev_ops_secondary;
-	dev->rx_queue_count = vnapi_rx_queue_count;
-	dev->rx_descriptor_status = vnapi_rx_descriptor_status;
-	dev->tx_descriptor_status = vnapi_tx_descriptor_status;
-}
-
 /*
  * A secondary process attaches to the port the primary made (same name,
  * shared dev->data and queues); it has its own process_private, without the
@@ -85,7 +75,7 @@ vnapi_probe_secondary(struct rte_vdev_device *vdev)
 	}
 	dev->process_private = proc;
 	dev->device = &vdev->device;
-	vnapi_set_process_ops(dev, false);
+	vnapi_eth_dev_set_ops(dev, false);
 	vnapi_rxtx_select(dev);
 	rte_eth_dev_probing_finish(dev);
 	VNAPI_INIT_LOG(INFO, "%s: port %u attached in a secondary process", name,
@@ -124,28 +114,14 @@ vnapi_probe(struct rte_vdev_device *vdev)
 
 	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
-		goto err_free_proc;
+		goto err_release;
 	if (!params.server)
 		vnapi_backend_log_features(dev);
 
-	dev->data->mac_addrs = rte_zmalloc_socket("vnapi_mac", sizeof(struct rte_ether_addr), 0,
-						  rte_socket_id());
-	if (dev->data->mac_addrs == NULL) {
-		ret = -ENOMEM;
+	ret = vnapi_eth_dev_init(dev, rte_is_zero_ether_addr(&params.mac) ? NULL : &params.mac,
+				 rte_socket_id());
+	if (ret != 0)
 		goto err_disconnect;
-	}
-	if (!rte_is_zero_ether_addr(&params.mac))
-		rte_ether_addr_copy(&params.mac, dev->data->mac_addrs);
-	else
-		rte_eth_random_addr(dev->data->mac_addrs->addr_bytes);
-
-	vnapi_set_process_ops(dev, true);
-	hw->parse_ptype = true;
-	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
-	dev->data->promiscuous = 1;
-	dev->data->all_multicast = 1;
-	vnapi_link_set(dev, false, false);
-	rte_eth_dev_probing_finish(dev);
 	VNAPI_INIT_LOG(INFO, "%s: port %u on %s (%s), %u queue pair(s), ring size %u",
 		       name, dev->data->port_id, params.path,
 		       params.server ? "server: the back end connects" : "client",
@@ -153,25 +129,17 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	return 0;
 
 err_disconnect:
-	vnapi_conn_quiesce(dev);
-	vnapi_conn_close(dev);
-err_free_proc:
-	rte_free(proc);
-	dev->process_private = NULL;
+	vnapi_eth_dev_probe_undo(dev, true);
+	return ret;
 err_release:
-	rte_eth_dev_release_port(dev);
+	vnapi_eth_dev_probe_undo(dev, false);
 	return ret;
 }
 
 static int
 vnapi_remove(struct rte_vdev_device *vdev)
 {
-	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
-
-	if (dev == NULL)
-		return 0; /* already gone */
-	vnapi_dev_close(dev);
-	return rte_eth_dev_release_port(dev);
+	return vnapi_eth_dev_remove(rte_vdev_device_name(vdev));
 }
 
 static struct rte_vdev_driver vnapi_vdev_driver = {

@@ -24,21 +24,23 @@
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
+#include "vnapi_transport.h"
 
 /* Refill the rx ring once at least this many descriptors are free. */
 #define VNAPI_RX_REFILL_THRESH 32
 
 /*
- * Notify the back end: write its kick eventfd. The fd is per process, so it
- * is looked up here, on the rare path where the device asked for a kick.
+ * Notify the device through this process's transport (kick eventfd, or the
+ * virtio-pci notify address): looked up here, on the rare path where the
+ * device asked for a kick.
  */
 static void
 vnapi_notify(uint16_t port_id, uint16_t vring, struct vnapi_queue_stats *st)
 {
-	const struct vnapi_proc *proc = rte_eth_devices[port_id].process_private;
-	uint64_t one = 1;
+	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
+	const struct vnapi_proc *proc = dev->process_private;
 
-	if (likely(write(proc->kickfd[vring], &one, sizeof(one)) == sizeof(one)))
+	if (likely(proc->ops->notify(dev, vring)))
 		st->kicks++;
 	else
 		st->kick_errors++;

@@ -13,9 +13,10 @@
  * The device layer (vnapi_backend.c) negotiates, lays out and starts the
  * rings through these calls only, and the connection state machine
  * (vnapi_conn.c) watches and re-establishes the connection through them;
- * the ethdev ops and the datapath never see the transport. Today: vhost-user
- * as the client or the server (vnapi_transport_vhost_user.c). A virtio-pci
- * transport would be another table, chosen at probe.
+ * the ethdev ops and the datapath never see the transport (but for notify,
+ * the kick). Two tables, chosen at probe: vhost-user as the client or the
+ * server (vnapi_transport_vhost_user.c) and modern virtio-pci
+ * (vnapi_transport_pci.c: no server mode, a device that never goes away).
  *
  * Every op runs on the control path of the primary process: an ethdev op
  * (probe, configure, start, stop, close, reset), or a connection handler in
@@ -87,10 +88,34 @@ struct vnapi_transport_ops {
 	int (*poll)(struct rte_eth_dev *dev);
 	/** True while the connection is open in this process. */
 	bool (*is_open)(const struct rte_eth_dev *dev);
+	/**
+	 * Notify the device that ring @p vring has new buffers (the kick).
+	 * The one op that runs on a datapath lcore: reached through the
+	 * process's table only when the ring asks for a kick, so the bursts
+	 * carry no per-packet transport branch. vhost-user: write the ring's
+	 * kick eventfd; virtio-pci: store the queue index at the ring's notify
+	 * address. Returns false if the notification could not be sent.
+	 */
+	bool (*notify)(struct rte_eth_dev *dev, uint16_t vring);
+	/**
+	 * Feature bits the transport itself needs whenever the device offers
+	 * them, whatever the devargs say (vhost-user: PROTOCOL_FEATURES;
+	 * virtio-pci: ACCESS_PLATFORM, so the device goes through the IOMMU).
+	 */
+	uint64_t transport_features;
+	/**
+	 * Feature bits never negotiated together with RING_PACKED on this
+	 * transport, whatever the devargs say: virtio-pci leaves EVENT_IDX out
+	 * (QEMU's virtio-net device stalls its transmit ring with both; see
+	 * doc/design.md, "virtio-pci transport").
+	 */
+	uint64_t packed_excluded;
 };
 
 /** vhost-user: vnapi connects to the back end's socket (client), or, with
  * server=1, listens on it and the back end connects. */
 extern const struct vnapi_transport_ops vnapi_transport_vhost_user;
+/** Modern virtio-pci (virtio 1.x) through DPDK's PCI bus and VFIO. */
+extern const struct vnapi_transport_ops vnapi_transport_pci;
 
 #endif /* _VNAPI_TRANSPORT_H_ */

@@ -317,6 +317,16 @@ vnapi_vu_set_status(struct rte_eth_dev *dev, uint8_t status)
 	return vnapi_vhost_user_set_status(vnapi_vu(dev), status);
 }
 
+/* The kick: one write to the ring's kick eventfd (datapath lcore). */
+static bool
+vnapi_vu_notify(struct rte_eth_dev *dev, uint16_t vring)
+{
+	const struct vnapi_proc *proc = dev->process_private;
+	uint64_t one = 1;
+
+	return write(proc->kickfd[vring], &one, sizeof(one)) == sizeof(one);
+}
+
 const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.name = "vhost-user",
 	.listen = vnapi_vu_listen,
@@ -334,4 +344,6 @@ const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.event_fd = vnapi_vu_event_fd,
 	.poll = vnapi_vu_poll,
 	.is_open = vnapi_vu_is_open,
+	.notify = vnapi_vu_notify,
+	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
 };

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The vnapi authors
+ */
+
+/*
+ * The PCI driver net_vnapi_pci: virtio-net 1.x devices (1af4:1041) through
+ * the virtio-pci transport (vnapi_transport_pci.c).
+ *
+ * It never takes a device by accident: probe declines (returns 1, so the PCI
+ * bus offers the device to the next driver, e.g. DPDK's net_virtio) unless
+ * the device's devargs carry vnapi=1, as in
+ *   -a 0000:00:03.0,vnapi=1[,packed_vq=1,...]
+ * The other devargs are net_vnapi's (VNAPI_DEVARGS) minus path and server
+ * (vhost-user only); reconnect_ms is ignored (the device never goes away).
+ * Load the plugin with -d: EAL loads -d plugins before its plugin directory, so
+ * vnapi's PCI driver is asked before net_virtio is.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_devargs.h>
+#include <rte_ether.h>
+#include <rte_malloc.h>
+
+#include <bus_pci_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_pci.h>
+
+#include "vnapi_backend.h"
+#include "vnapi_conn.h"
+#include "vnapi_dev.h"
+#include "vnapi_devargs.h"
+#include "vnapi_ethdev.h"
+#include "vnapi_link.h"
+#include "vnapi_logs.h"
+#include "vnapi_pci.h"
+#include "vnapi_rxtx.h"
+#include "vnapi_transport.h"
+
+#define VNAPI_PCI_OPT_IN "vnapi=1"
+#define VNAPI_PCI_ARGS_MAX 512
+
+/*
+ * Split the device's devargs into the opt-in (vnapi=1) and the rest, which
+ * go to the devargs parser. Returns true if the user asked for vnapi.
+ */
+static bool
+vnapi_pci_args(const char *args, char *rest, size_t size)
+{
+	bool wanted = false;
+	const char *s = args != NULL ? args : "";
+	size_t off = 0;
+
+	rest[0] = '\0';
+	while (*s != '\0') {
+		size_t len = strcspn(s, ",");
+
+		if (len == strlen(VNAPI_PCI_OPT_IN) && strncmp(s, VNAPI_PCI_OPT_IN, len) == 0) {
+			wanted = true;
+		} else if (len > 0 && off + len + 2 <= size) {
+			off += snprintf(rest + off, size - off, "%s%.*s", off ? "," : "",
+					(int)len, s);
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return wanted;
+}
+
+static int
+vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *pd)
+{
+	const char *name = pd->device.name;
+	char rest[VNAPI_PCI_ARGS_MAX];
+	struct vnapi_params params;
+	struct rte_eth_dev *dev;
+	struct vnapi_proc *proc;
+	struct vnapi_hw *hw;
+	unsigned int i;
+	int ret;
+
+	if (!vnapi_pci_args(pd->device.devargs ? pd->device.devargs->args : NULL, rest,
+			    sizeof(rest)))
+		return 1; /* not asked for: leave the device to another driver */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		VNAPI_INIT_LOG(ERR, "%s: secondary processes are not supported yet", name);
+		return -ENOTSUP;
+	}
+	ret = vnapi_devargs_parse_opt(name, rest, &params, false);
+	if (ret != 0)
+		return ret;
+	if (params.path[0] != '\0' || params.server) {
+		VNAPI_INIT_LOG(ERR, "%s: devarg %s is for vhost-user (net_vnapi vdev), not a PCI device",
+			       name, params.server ? "server" : "path");
+		return -EINVAL;
+	}
+	/* The device never goes away: vnapi_conn.c has nothing to reconnect. */
+	params.reconnect_ms = 0;
+
+	dev = rte_eth_dev_pci_allocate(pd, sizeof(struct vnapi_hw));
+	if (dev == NULL)
+		return -ENOMEM;
+	/* The PCI device's interrupt handle stays the bus's: the rx interrupt
+	 * handle is vnapi_intr.c's own, over the rings' eventfds. */
+	dev->intr_handle = NULL;
+	hw = dev->data->dev_private;
+	hw->params = params;
+
+	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc) + sizeof(struct vnapi_pci),
+				  RTE_CACHE_LINE_SIZE, pd->device.numa_node);
+	if (proc == NULL) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	proc->ops = &vnapi_transport_pci;
+	proc->pci = (struct vnapi_pci *)(proc + 1);
+	proc->vu.sock = -1;
+	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
+		proc->kickfd[i] = -1;
+		proc->callfd[i] = -1;
+	}
+	dev->process_private = proc;
+	ret = vnapi_pci_init(proc->pci, pd, name);
+	if (ret != 0)
+		goto err_release;
+
+	ret = vnapi_conn_probe(dev);
+	if (ret != 0)
+		goto err_release;
+	vnapi_backend_log_features(dev);
+
+	ret = vnapi_eth_dev_init(dev, !rte_is_zero_ether_addr(&params.mac) ? &params.mac :
+				 proc->pci->has_mac ? &proc->pci->mac : NULL, pd->device.numa_node);
+	if (ret != 0)
+		goto err_disconnect;
+	VNAPI_INIT_LOG(INFO, "%s: port %u, virtio-pci, ring size %u", name, dev->data->port_id,
+		       params.queue_size);
+	return 0;
+
+err_disconnect:
+	vnapi_eth_dev_probe_undo(dev, true);
+	return ret;
+err_release:
+	vnapi_eth_dev_probe_undo(dev, false);
+	return ret;
+}
+
+static int
+vnapi_pci_remove(struct rte_pci_device *pd)
+{
+	return vnapi_eth_dev_remove(pd->device.name);
+}
+
+static const struct rte_pci_id vnapi_pci_ids[] = {
+	{ RTE_PCI_DEVICE(0x1af4, 0x1041) }, /* virtio-net, modern (virtio 1.x) */
+	{ .vendor_id = 0 },
+};
+
+static struct rte_pci_driver vnapi_pci_driver = {
+	.id_table = vnapi_pci_ids,
+	.drv_flags = RTE_PCI_DRV_NEED_MAPPING,
+	.probe = vnapi_pci_probe,
+	.remove = vnapi_pci_remove,
+};
+
+RTE_PMD_REGISTER_PCI(net_vnapi_pci, vnapi_pci_driver);
+RTE_PMD_REGISTER_PCI_TABLE(net_vnapi_pci, vnapi_pci_ids);
+RTE_PMD_REGISTER_KMOD_DEP(net_vnapi_pci, "vfio-pci");
+RTE_PMD_REGISTER_PARAM_STRING(net_vnapi_pci, VNAPI_PCI_OPT_IN " " VNAPI_DEVARGS_PARAM_STRING);

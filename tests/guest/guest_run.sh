@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+#
+# Runs inside the guest, chrooted into the host's root (over 9p, read-only):
+# prepares DPDK (vfio-pci binding, a plugin directory without the PMD under
+# test) and then sources the job list the host test wrote to the results
+# share ($VG_OUT/jobs.sh). Jobs call the vg_* functions below; every process
+# runs with a deadline and is ended by its PID. Markers for the host:
+#   $VG_OUT/<name>.started  the process runs (its output: <name>.log)
+#   $VG_OUT/<name>.stop     written by the host: stop it now
+#   $VG_OUT/<name>.snap     written by the host: copy the threads' /proc stat
+#                           lines to <name>.cpu0 (and the file is removed)
+#   $VG_OUT/<name>.cpu      its threads' /proc stat lines when the stop came
+#   $VG_OUT/<name>.rc       its exit status
+#   $VG_OUT/done            every job ran
+set -u
+
+VG_OUT=/run/vnapi-guest/out
+VG_DIR=/run/vnapi-guest
+PMDS=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+vg_log() { echo "guest: $*"; echo "guest: $*" >> $VG_OUT/guest.log; }
+
+# The BDF of the n-th (0-based) virtio-net 1.x device (1af4:1041).
+vg_net_bdf() {
+    n=0
+    for d in /sys/bus/pci/devices/*; do
+        if [ "$(cat "$d/vendor")" = 0x1af4 ] && [ "$(cat "$d/device")" = 0x1041 ]; then
+            if [ "$n" -eq "$1" ]; then basename "$d"; return 0; fi
+            n=$((n + 1))
+        fi
+    done
+    return 1
+}
+
+# Hand a PCI device to vfio-pci.
+vg_bind_vfio() {
+    d=/sys/bus/pci/devices/$1
+    [ -e "$d/driver" ] && echo "$1" > "$d/driver/unbind"
+    echo vfio-pci > "$d/driver_override"
+    echo "$1" > /sys/bus/pci/drivers_probe
+    [ "$(basename "$(readlink "$d/driver")")" = vfio-pci ] ||
+        { vg_log "cannot bind $1 to vfio-pci"; return 1; }
+    vg_log "$1 bound to vfio-pci"
+}
+
+# DPDK loads every PMD of its plugin directory: keep the real one reachable
+# (bind mount, LD_LIBRARY_PATH) and mount a directory holding only links to
+# the buses and the ring mempool over it (links, not copies: the dynamic
+# loader then sees one file, never two copies of a library that registers a
+# tailq). The PMD under test is loaded with -d from a root-owned 0755
+# directory (EAL refuses -d paths below world-writable ones):
+# $VG_PMDS/librte_net_virtio.so.23, or a copy of vnapi's plugin in $VG_PMD.
+VG_PMDS=$VG_DIR/allpmds
+VG_PMD=$VG_DIR/pmd
+vg_plugins() {
+    mkdir -p $VG_PMDS $VG_PMD
+    mount --bind $PMDS $VG_PMDS
+    mount -t tmpfs -o mode=0755 tmpfs $PMDS
+    for l in librte_bus_pci librte_bus_vdev librte_mempool_ring; do
+        ln -s $VG_PMDS/$l.so.23 $PMDS/$l.so  # EAL loads *.so and *.so.23.0 only
+    done
+    export LD_LIBRARY_PATH=$VG_PMDS
+}
+
+# vg_run NAME DEADLINE_S CMD...: start CMD (stdin kept open, never EOF),
+# then wait for the host's NAME.stop (or the deadline), SIGINT, wait up to
+# 10 s for the exit, SIGKILL if needed.
+vg_run() {
+    name=$1; deadline=$2; shift 2
+    mkfifo $VG_DIR/$name.in
+    stdbuf -oL -eL "$@" < $VG_DIR/$name.in > $VG_OUT/$name.log 2>&1 &
+    pid=$!
+    exec 9<> $VG_DIR/$name.in
+    touch $VG_OUT/$name.started
+    vg_log "$name: pid $pid: $*"
+    end=$(( $(date +%s) + deadline ))
+    while [ ! -e $VG_OUT/$name.stop ] && [ "$(date +%s)" -lt "$end" ] &&
+          kill -0 $pid 2>/dev/null; do
+        if [ -e $VG_OUT/$name.snap ]; then
+            cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu0 2>/dev/null
+            rm -f $VG_OUT/$name.snap
+        fi
+        sleep 0.05
+    done
+    if ! kill -0 $pid 2>/dev/null; then
+        vg_log "$name: exited by itself"
+    elif [ ! -e $VG_OUT/$name.stop ]; then
+        vg_log "$name: no stop from the host within ${deadline}s"
+    fi
+    # CPU time of every thread so far (utime + stime, clock ticks), for the benchmark.
+    cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu 2>/dev/null
+    kill -INT $pid 2>/dev/null
+    end=$(( $(date +%s) + 10 ))
+    while kill -0 $pid 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+        sleep 0.1
+    done
+    kill -0 $pid 2>/dev/null && { vg_log "$name: SIGKILL"; kill -KILL $pid; }
+    wait $pid
+    rc=$?
+    exec 9<&-
+    echo $rc > $VG_OUT/$name.rc.tmp && mv $VG_OUT/$name.rc.tmp $VG_OUT/$name.rc  # whole, never half-written
+    vg_log "$name: exit $rc"
+}
+
+vg_log "start $(uname -r), $(nproc) CPUs"
+vg_plugins
+# Hugepages: the kernel command line reserved them; EAL finds the mount.
+grep -q hugetlbfs /proc/mounts || vg_log "no hugetlbfs mount"
+. $VG_OUT/jobs.sh
+vg_log "jobs done"
+touch $VG_OUT/done

@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""DPDK inside a QEMU guest, on a virtio-net-pci device behind a virtual IOMMU (vfio-pci).
+
+Usage: test_guest.py BOOT [--rates R1,R2 --secs S --devargs ,K=V...]
+  BOOT  virtio | vnapi | vnapi_packed | vnapi_mq | vnapi_novec | virtio_mq | bench  (one guest boot each: every check of a
+        boot shares it, a boot costs ~20-30 s of TCG time on both host CPUs)
+Paths come from the environment (meson sets them): VNAPI_GUEST_KERNEL (vmlinuz),
+VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER.
+Exit status 0 = pass, 1 = fail, 77 = skip (no QEMU or no guest kernel: run devtools/setup.sh).
+
+The guest (q35, TCG, intel-iommu, 2 vCPUs) mounts the host root read-only over 9p and runs
+tests/guest/guest_run.sh, which sources the job list this script writes to the results share.
+The device's netdev is a unix datagram socket pair (one datagram = one frame); this script is
+the host-side peer: it sends, receives and checks every frame. The multi-queue boot uses a
+2-queue tap in a network namespace instead (a datagram netdev has one queue), with the peer on
+a packet socket in that namespace.
+
+Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=1):
+  count  dpdk-testpmd io forwarding (loop topology): N frames with a bounded window, exactly N
+         back byte for byte, testpmd's forward statistics exactly N rx and N tx.
+  link   QEMU monitor set_link off / on: testpmd prints one link state change event for each
+         (RTE_ETH_EVENT_INTR_LSC from the config interrupt); then N frames again, exactly N back.
+  l3fwd  l3fwd-power --interrupt-only: M sparse IPv4 frames, each sent 1-5 ms after the
+         previous came back: every one back routed (TTL - 1), and the rx-interrupt wakeups
+         counted from l3fwd-power's log (at least one, at most one per frame plus 10).
+  mq     (vnapi_mq, virtio_mq) 2 queue pairs: IPv4/UDP frames of 64 flows, spread over the
+         tap's two queues by its flow hash; exactly N back, testpmd's per-queue statistics
+         show both rx queues used and N in all.
+  hybrid vnapi-fwd --mode hybrid (lib/napi): M sparse frames, each 1-5 ms after the previous
+         came back, then N with a window: every one back unchanged, vnapi-fwd's FINAL line
+         exactly M + N rx and tx, its queue in hybrid mode with rx-interrupt wakeups counted.
+  packed (vnapi_packed) the driver leaves EVENT_IDX out with the packed ring on virtio-pci
+         (QEMU's tx ring stalls with both; doc/design.md): its log says so and the
+         negotiated features have no EVENT_IDX; count and l3fwd then run on that ring.
+  nointr (vnapi_novec: a device without MSI-X, vectors=0) count runs in poll mode; l3fwd-power
+         --interrupt-only fails to start with the driver's error naming the missing vectors.
+  bench  (not a test, not in the suite) see run_bench().
+"""
+
+import argparse
+import ctypes
+import errno
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from vnapitools import harness as h
+
+SKIP = 77
+GUEST_MAC = '02:00:00:00:00:0a'
+PEER_MAC = '02:00:00:00:00:01'
+L3FWD_DST_MAC = '02:00:00:00:00:00'
+ETH_P_TEST = 0x88b5
+WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
+RUN_DIR = '/run/vnapi-test'
+
+BOOTS = {
+    # name: (device properties, PMD, extra devargs, checks)
+    'virtio': ('', 'virtio', '', ('count', 'link', 'l3fwd')),
+    'vnapi': ('', 'vnapi', '', ('count', 'link', 'l3fwd', 'hybrid')),
+    # no MSI-X capability: poll mode works, interrupt mode fails clearly
+    'vnapi_novec': (',vectors=0', 'vnapi', '', ('count', 'nointr')),
+    # the driver's default devargs (event_idx=1): it leaves EVENT_IDX out itself
+    'vnapi_packed': (',packed=on', 'vnapi', ',packed_vq=1', ('packed', 'count', 'l3fwd')),
+    'virtio_packed': (',packed=on', 'virtio', '', ('count',)),
+    # 2 queue pairs: a 2-queue tap in a network namespace (see MqNet)
+    'vnapi_mq': (',mq=on,vectors=6', 'vnapi', ',queues=2', ('mq',)),
+    # reference only (not in the suite: the vnapi_mq boot proves the feature)
+    'virtio_mq': (',mq=on,vectors=6', 'virtio', '', ('mq',)),
+}
+MQ_FLOWS = 64
+
+COUNT_FRAMES = 2000
+COUNT_WINDOW = 32
+SPARSE_FRAMES = 200
+HYBRID_SPARSE = 100
+NOINTR_ERROR = r'rx interrupts need 2 MSI-X vectors through vfio-pci .*the device has 0'
+PACKED_NO_EVIDX = r'virtio-pci: packed ring without EVENT_IDX on this transport'
+
+
+class Failure(Exception):
+    pass
+
+
+def mac_bytes(s):
+    return bytes(int(x, 16) for x in s.split(':'))
+
+
+def ip_csum(hdr):
+    s = sum(struct.unpack('!10H', hdr))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+class Peer:
+    """The host side of a datagram netdev: bound at peer_path, sends to qemu_path."""
+
+    def __init__(self, peer_path, qemu_path):
+        self.qemu_path = qemu_path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.sock.bind(peer_path)
+        self.run_id = random.getrandbits(32)
+
+    def send(self, frame):
+        # Blocks while QEMU's socket queue is full (unix datagram flow control, 10 deep
+        # by default): bounded, QEMU drains it whenever the guest has rx buffers.
+        self.sock.settimeout(10.0)
+        self.sock.sendto(frame, self.qemu_path)
+
+    def recv(self, timeout):
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            return self.sock.recv(65536)
+        except socket.timeout:
+            return None
+
+    def drain(self):
+        n = 0
+        while self.recv(0.001) is not None:
+            n += 1
+        return n
+
+    def close(self):
+        self.sock.close()
+
+    # ---- frames ----
+    def test_frame(self, seq, size=128):
+        hdr = mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + struct.pack('!H', ETH_P_TEST)
+        body = struct.pack('!II', self.run_id, seq)
+        pad = bytes((seq + i) & 0xff for i in range(size - len(hdr) - len(body)))
+        return hdr + body + pad
+
+    def ip_frame(self, seq):
+        payload = struct.pack('!II', self.run_id, seq) + bytes(range(24))
+        udp = struct.pack('!HHHH', 5000, 5001, 8 + len(payload), 0) + payload
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), seq & 0xffff, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 1]), bytes([1, 1, 1, 1]))
+        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
+        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
+
+    def flow_frame(self, seq, size=128):
+        """An IPv4/UDP frame of one of MQ_FLOWS flows (source port), for the tap's flow
+        hash to spread over its queues; the payload carries run id and sequence."""
+        body = struct.pack('!II', self.run_id, seq)
+        body += bytes((seq + i) & 0xff for i in range(size - 14 - 20 - 8 - len(body)))
+        udp = struct.pack('!HHHH', 1000 + seq % MQ_FLOWS, 5001, 8 + len(body), 0) + body
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
+        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
+
+    def count(self, n, window, deadline_s, loss_s=5.0, size=128, flows=False, gap_ms=None):
+        """Send n test frames, at most `window` outstanding (each a random gap_ms after
+        the previous if given); every one must come back unchanged, none twice. Returns
+        the number received."""
+        make = self.flow_frame if flows else self.test_frame
+        off = 42 if flows else 14
+        sent = 0
+        got = set()
+        end = time.monotonic() + deadline_s
+        last_rx = time.monotonic()
+        while len(got) < n:
+            while sent < n and sent - len(got) < window:
+                if gap_ms is not None:
+                    time.sleep(random.uniform(*gap_ms) / 1000.0)
+                self.send(make(sent, size))
+                sent += 1
+            fr = self.recv(0.2)
+            now = time.monotonic()
+            if fr is not None:
+                last_rx = now
+                if len(fr) != size or fr[:14] != make(0, size)[:14]:
+                    raise Failure('unexpected frame back (%d bytes): %s' % (len(fr), fr[:32].hex()))
+                rid, seq = struct.unpack('!II', fr[off:off + 8])
+                if rid != self.run_id or seq >= sent:
+                    raise Failure('frame of another run or never sent: run %x seq %d' % (rid, seq))
+                if fr != make(seq, size):
+                    raise Failure('frame %d came back changed' % seq)
+                if seq in got:
+                    raise Failure('frame %d came back twice' % seq)
+                got.add(seq)
+            elif now - last_rx > loss_s:
+                raise Failure('%d of %d frames back; nothing for %.0f s' % (len(got), n, loss_s))
+            if now > end:
+                raise Failure('%d of %d frames back within %.0f s' % (len(got), n, deadline_s))
+        extra = 0
+        fr = self.recv(0.3)
+        while fr is not None:
+            extra += 1
+            fr = self.recv(0.05)
+        if extra:
+            raise Failure('%d frames more than sent came back' % extra)
+        return len(got)
+
+    def sparse(self, n, deadline_s, gap_ms=(1.0, 5.0), loss_s=2.0):
+        """n IPv4 frames to l3fwd-power, one at a time, each a random gap after the previous
+        came back. Returns round-trip times (s)."""
+        rtts = []
+        end = time.monotonic() + deadline_s
+        for seq in range(n):
+            time.sleep(random.uniform(*gap_ms) / 1000.0)
+            t0 = time.monotonic()
+            self.send(self.ip_frame(seq))
+            while True:
+                fr = self.recv(loss_s)
+                if fr is None:
+                    raise Failure('sparse frame %d of %d not back within %.0f s' % (seq, n, loss_s))
+                if len(fr) >= 42 and fr[12:14] == b'\x08\x00':
+                    rid, s = struct.unpack('!II', fr[42:50])
+                    if rid == self.run_id and s == seq:
+                        break
+                raise Failure('unexpected frame during the sparse run: %s' % fr[:50].hex())
+            rtts.append(time.monotonic() - t0)
+            if fr[0:6] != mac_bytes(L3FWD_DST_MAC) or fr[6:12] != mac_bytes(GUEST_MAC):
+                raise Failure('frame %d not routed by l3fwd-power: %s' % (seq, fr[:14].hex()))
+            if fr[22] != 63:
+                raise Failure('frame %d: TTL %d, expected 63' % (seq, fr[22]))
+            if time.monotonic() > end:
+                raise Failure('sparse run over its %.0f s deadline at frame %d' % (deadline_s, seq))
+        return rtts
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+PACKET_OUTGOING = 4
+
+
+class MqNet:
+    """A network namespace holding QEMU's 2-queue tap (a datagram netdev has one queue), and a
+    packet socket on the tap as the peer (same send/recv as Peer). IPv6 is off in the
+    namespace so the kernel sends nothing of its own into the tap."""
+
+    IFNAME = 'vgtap0'
+
+    def __init__(self):
+        self.ns = 'vnapi-guest-mq'
+        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+        subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
+        subprocess.run(['ip', 'netns', 'exec', self.ns, 'sysctl', '-q', '-w',
+                        'net.ipv6.conf.all.disable_ipv6=1',
+                        'net.ipv6.conf.default.disable_ipv6=1'], check=True)
+        self.sock = None
+
+    def wrap(self, argv):
+        return ['ip', 'netns', 'exec', self.ns] + argv
+
+    def netdev(self):
+        return 'tap,id=n0,ifname=%s,script=no,downscript=no,queues=2,vhost=off' % self.IFNAME
+
+    def open_peer(self, timeout=30):
+        """Once QEMU made the tap: link up, packet socket bound to it (made inside the
+        namespace; a socket stays in the namespace it was made in)."""
+        end = time.monotonic() + timeout
+        while subprocess.run(['ip', '-n', self.ns, 'link', 'set', self.IFNAME, 'up'],
+                             stderr=subprocess.DEVNULL).returncode != 0:
+            if time.monotonic() > end:
+                raise Failure('no tap %s in %s within %.0f s' % (self.IFNAME, self.ns, timeout))
+            time.sleep(0.1)
+        own = os.open('/proc/self/ns/net', os.O_RDONLY)
+        other = os.open('/run/netns/' + self.ns, os.O_RDONLY)
+        try:
+            if _libc.setns(other, CLONE_NEWNET) != 0:
+                raise Failure('setns: %s' % os.strerror(ctypes.get_errno()))
+            try:
+                self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+                self.sock.bind((self.IFNAME, 0))
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            finally:
+                _libc.setns(own, CLONE_NEWNET)
+        finally:
+            os.close(own)
+            os.close(other)
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+
+
+class TapPeer(Peer):
+    """Peer over MqNet's packet socket: skips what it sent itself (PACKET_OUTGOING)."""
+
+    def __init__(self, net):
+        self.net = net
+        self.sock = net.sock
+        self.run_id = random.getrandbits(32)
+
+    def send(self, frame):
+        try:
+            self.sock.send(frame)
+        except OSError as e:
+            # A packet socket reports a past link-down of its interface once (ENETDOWN)
+            if e.errno != errno.ENETDOWN:
+                raise
+            h.log('tap peer: ENETDOWN reported once, resending')
+            self.sock.send(frame)
+
+    def recv(self, timeout):
+        end = time.monotonic() + max(timeout, 0.001)
+        while True:
+            self.sock.settimeout(max(end - time.monotonic(), 0.001))
+            try:
+                fr, addr = self.sock.recvfrom(65536)
+            except socket.timeout:
+                return None
+            except OSError as e:
+                if e.errno != errno.ENETDOWN:
+                    raise
+                h.log('tap peer: ENETDOWN reported once')
+                continue
+            if addr[2] != PACKET_OUTGOING:
+                return fr
+            if time.monotonic() >= end:
+                return None
+
+    def close(self):
+        self.net.close()
+
+
+class Guest:
+    """One QEMU boot: the process (serial console on stdout), its monitor and its share."""
+
+    def __init__(self, name, dev_props, deadline, net=None):
+        self.name = name
+        self.net = net
+        self.dir = os.path.join(RUN_DIR, 'guest-' + name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.out = os.path.join(self.dir, 'out')
+        os.makedirs(self.out)
+        self.mon_path = os.path.join(self.dir, 'mon.sock')
+        self.qemu_path = os.path.join(self.dir, 'qemu0.sock')
+        self.peer_path = os.path.join(self.dir, 'peer0.sock')
+        self.dev_props = dev_props
+        self.deadline = deadline
+        self.proc = None
+
+    def argv(self):
+        kernel = env_path('VNAPI_GUEST_KERNEL')
+        initrd = env_path('VNAPI_GUEST_INITRD')
+        script = env_path('VNAPI_GUEST_SCRIPT')
+        return [
+            'qemu-system-x86_64', '-machine', 'q35,accel=tcg', '-cpu', 'max', '-smp', '2',
+            '-m', '1536', '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
+            '-serial', 'stdio', '-monitor', 'unix:%s,server=on,wait=off' % self.mon_path,
+            '-kernel', kernel, '-initrd', initrd,
+            '-append', 'console=ttyS0 intel_iommu=on hugepages=256 panic=-1 quiet '
+                       'vnapi.script=%s' % script,
+            '-device', 'intel-iommu,intremap=on',
+            '-fsdev', 'local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap',
+            '-device', 'virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot',
+            '-fsdev', 'local,id=out,path=%s,security_model=none,multidevs=remap' % self.out,
+            '-device', 'virtio-9p-pci,fsdev=out,mount_tag=out',
+            '-netdev', self.net.netdev() if self.net else
+                       'dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,'
+                       'remote.path=%s' % (self.qemu_path, self.peer_path),
+            '-device', 'virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,'
+                       'mac=%s%s' % (GUEST_MAC, self.dev_props),
+        ]
+
+    def boot(self, jobs):
+        with open(os.path.join(self.out, 'jobs.sh'), 'w') as f:
+            f.write(jobs)
+        argv = self.net.wrap(self.argv()) if self.net else self.argv()
+        self.proc = h.DpdkProcess('qemu-' + self.name, argv, deadline=self.deadline,
+                                  grace=10.0)
+        self.proc.start()
+        self.proc.wait_for(r'init: guest up', 60, what='the guest boot')
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def wait_file(self, name, timeout):
+        end = time.monotonic() + timeout
+        while not os.path.exists(self.path(name)):
+            if not self.proc.alive():
+                raise Failure('guest exited before %s\n%s' % (name, self.proc.tail()))
+            if time.monotonic() > end:
+                raise Failure('no %s from the guest within %.0f s\n%s'
+                              % (name, timeout, self.proc.tail()))
+            time.sleep(0.05)
+
+    def read(self, name):
+        try:
+            with open(self.path(name), errors='replace') as f:
+                return f.read()
+        except FileNotFoundError:
+            return ''
+
+    def wait_log(self, job, regex, timeout, count=1):
+        """Wait until job's log has `count` lines matching regex; returns them."""
+        rx = re.compile(regex)
+        end = time.monotonic() + timeout
+        while True:
+            hits = [ln for ln in self.read(job + '.log').splitlines() if rx.search(ln)]
+            if len(hits) >= count:
+                return hits
+            if os.path.exists(self.path(job + '.rc')):
+                raise Failure('%s exited before %r\n%s' % (job, regex, self.read(job + '.log')[-3000:]))
+            if time.monotonic() > end or not self.proc.alive():
+                raise Failure('%s: %d of %d lines matching %r within %.0f s\n%s'
+                              % (job, len(hits), count, regex, timeout,
+                                 self.read(job + '.log')[-3000:]))
+            time.sleep(0.05)
+
+    def stop_job(self, job, timeout=30):
+        open(self.path(job + '.stop'), 'w').close()
+        self.wait_file(job + '.rc', timeout)
+        return int(self.read(job + '.rc').strip() or -1), self.read(job + '.log')
+
+    def monitor(self, cmd):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(self.mon_path)
+        buf = b''
+        while b'(qemu) ' not in buf:
+            buf += s.recv(4096)
+        s.sendall(cmd.encode() + b'\n')
+        buf = b''
+        while buf.count(b'(qemu) ') < 1:
+            buf += s.recv(4096)
+        s.close()
+        h.log('monitor: %s' % cmd)
+
+    def finish(self):
+        if self.proc is None:
+            return
+        try:
+            self.wait_file('done', 30)
+            if self.proc.wait_exit(30) is None:
+                h.log('guest did not power off within 30 s')
+        finally:
+            self.proc.stop()
+
+
+def env_path(var):
+    p = os.environ.get(var)
+    if not p or not os.path.exists(p):
+        raise Failure('%s=%r does not exist (build first)' % (var, p))
+    return p
+
+
+def jobs_script(boot, pmd, devargs, checks):
+    """The guest's job list: testpmd (count, link), then l3fwd-power (l3fwd)."""
+    lines = ['bdf=$(vg_net_bdf 0) || { vg_log "no virtio-net device"; exit 1; }',
+             'vg_bind_vfio $bdf || exit 1']
+    if pmd == 'vnapi':
+        lines.append('cp %s $VG_PMD/librte_net_vnapi.so' % env_path('VNAPI_PLUGIN'))
+        load = '-d $VG_PMD/librte_net_vnapi.so'
+        allow = '$bdf,vnapi=1' + devargs
+        logs = '--log-level=pmd.net.vnapi.*:info'
+        l3extra = ''
+    else:
+        load = '-d $VG_PMDS/librte_net_virtio.so.23'
+        allow = '$bdf' + devargs
+        logs = '--log-level=pmd.net.virtio.init:info'
+        l3extra = ' --parse-ptype'
+    # Diagnosis: VNAPI_GUEST_GDB=1 runs the guest's testpmd under gdb (backtrace on a crash).
+    gdb = 'gdb -q -batch -ex run -ex bt --args ' if os.environ.get('VNAPI_GUEST_GDB') else ''
+    if 'mq' in checks:
+        lines.append('vg_run testpmd 150 ' + gdb + 'dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--rxq=2 --txq=2 --nb-cores=1' % (logs, allow, load))
+    if 'count' in checks or 'link' in checks:
+        lines.append('vg_run testpmd 150 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp %s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--rxd=256 --txd=256 --nb-cores=1' % (logs, allow, load))
+    if 'l3fwd' in checks or 'nointr' in checks:
+        lines.append('vg_run l3fwd 120 %s -l 1 -n 1 --file-prefix l3 %s -a %s %s '
+                     '--log-level=user1:info -- -p 0x1 --config="(0,0,1)" --interrupt-only%s'
+                     % (env_path('VNAPI_L3FWD_POWER'), logs, allow, load, l3extra))
+    if 'hybrid' in checks:
+        lines.append('vg_run fwd 120 %s -l 0,1 -n 1 --file-prefix fw %s -a %s %s '
+                     '-- --mode hybrid --config "(0,0,1)" --fwd io'
+                     % (env_path('VNAPI_FWD'), logs, allow, load))
+    return '\n'.join(lines) + '\n'
+
+
+def run_boot(boot):
+    dev_props, pmd, devargs, checks = BOOTS[boot]
+    res = {'boot': boot}
+    net = MqNet() if 'mq' in checks else None
+    g = Guest(boot, dev_props, deadline=240, net=net)
+    peer = None
+    t0 = time.monotonic()
+    try:
+        if net is None:
+            peer = Peer(g.peer_path, g.qemu_path)
+        g.boot(jobs_script(boot, pmd, devargs, checks))
+        if net is not None:
+            net.open_peer()
+            peer = TapPeer(net)
+        res['boot_s'] = round(time.monotonic() - t0, 1)
+        if 'mq' in checks:
+            g.wait_file('testpmd.started', 60)
+            g.wait_log('testpmd', r'Press enter to exit', 90)
+            peer.drain()
+            res['mq_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60, flows=True)
+            rc, text = g.stop_job('testpmd')
+            per_q = {int(q): int(n) for q, n in re.findall(
+                r'Forward Stats for RX Port= *0/Queue= *(\d+)[^\n]*\n\s*RX-packets: (\d+)', text)}
+            fs = h.parse_fwd_stats(text).get(0, {})
+            res['testpmd_rc'] = rc
+            res['mq_rx_per_queue'] = per_q
+            res['testpmd_fwd'] = fs
+            if rc != 0:
+                raise Failure('testpmd exit status %d\n%s' % (rc, text[-3000:]))
+            if fs.get('RX-packets') != COUNT_FRAMES or fs.get('TX-packets') != COUNT_FRAMES:
+                raise Failure('testpmd forward statistics %s, expected %d rx and tx'
+                              % (fs, COUNT_FRAMES))
+            if sorted(per_q) != [0, 1] or min(per_q.values()) == 0 or \
+                    sum(per_q.values()) != COUNT_FRAMES:
+                raise Failure('rx per queue %s: both queues must carry traffic, %d in all\n%s'
+                              % (per_q, COUNT_FRAMES, text[-3000:]))
+        if 'count' in checks or 'link' in checks:
+            g.wait_file('testpmd.started', 60)
+            g.wait_log('testpmd', r'Press enter to exit', 90)
+            peer.drain()
+            if 'packed' in checks:
+                text = g.read('testpmd.log')
+                feats = re.search(r'virtio-pci: features 0x[0-9a-f]+ \(([^)]*)\)', text)
+                if not re.search(PACKED_NO_EVIDX, text) or feats is None or \
+                        'RING_PACKED' not in feats.group(1).split() or \
+                        'EVENT_IDX' in feats.group(1).split():
+                    raise Failure('packed ring: expected RING_PACKED without EVENT_IDX and the '
+                                  'driver saying so\n%s' % text[-3000:])
+                res['packed_features'] = feats.group(1)
+            if 'count' in checks:
+                t = time.monotonic()
+                res['count_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60)
+                res['count_s'] = round(time.monotonic() - t, 2)
+            if 'link' in checks:
+                g.monitor('set_link n0 off')
+                g.wait_log('testpmd', r'Port 0: link state change event', 20, count=1)
+                g.monitor('set_link n0 on')
+                g.wait_log('testpmd', r'Port 0: link state change event', 20, count=2)
+                res['lsc_events'] = 2
+                res['after_link_back'] = peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
+            rc, text = g.stop_job('testpmd')
+            fs = h.parse_fwd_stats(text).get(0, {})
+            res['testpmd_rc'] = rc
+            res['testpmd_fwd'] = fs
+            want = (COUNT_FRAMES if 'count' in checks else 0) + \
+                (COUNT_FRAMES // 4 if 'link' in checks else 0)
+            if rc != 0:
+                raise Failure('testpmd exit status %d\n%s' % (rc, text[-3000:]))
+            if fs.get('RX-packets') != want or fs.get('TX-packets') != want or \
+                    fs.get('RX-dropped', 0) != 0 or fs.get('TX-dropped', 0) != 0:
+                raise Failure('testpmd forward statistics %s, expected %d rx and tx\n%s'
+                              % (fs, want, text[-3000:]))
+            if 'link' in checks:
+                n = len(re.findall(r'Port 0: link state change event', text))
+                if n != 2:
+                    raise Failure('%d link state change events, expected 2' % n)
+        if 'l3fwd' in checks:
+            g.wait_file('l3fwd.started', 30)
+            g.wait_log('l3fwd', r'entering main interrupt loop', 90)
+            peer.drain()
+            t = time.monotonic()
+            rtts = peer.sparse(SPARSE_FRAMES, 120)
+            res['sparse_s'] = round(time.monotonic() - t, 2)
+            rtts.sort()
+            res['sparse_back'] = len(rtts)
+            res['rtt_p50_ms'] = round(rtts[len(rtts) // 2] * 1000, 2)
+            res['rtt_max_ms'] = round(rtts[-1] * 1000, 2)
+            rc, text = g.stop_job('l3fwd')
+            wakeups = len(re.findall(WAKEUP_RE, text))
+            res['l3fwd_rc'] = rc
+            res['l3fwd_wakeups'] = wakeups
+            if not 1 <= wakeups <= SPARSE_FRAMES + 10:
+                raise Failure('%d rx-interrupt wakeups for %d sparse frames' % (wakeups, SPARSE_FRAMES))
+        if 'nointr' in checks:
+            # no stop from us: l3fwd-power must end by itself, refused at start
+            g.wait_file('l3fwd.rc', 60)
+            rc, text = int(g.read('l3fwd.rc').strip() or -1), g.read('l3fwd.log')
+            res['nointr_rc'] = rc
+            if rc == 0 or not re.search(NOINTR_ERROR, text):
+                raise Failure('l3fwd-power --interrupt-only on a device without MSI-X: exit %d, '
+                              'expected a failure with %r\n%s' % (rc, NOINTR_ERROR, text[-3000:]))
+        if 'hybrid' in checks:
+            g.wait_file('fwd.started', 30)
+            g.wait_log('fwd', r'rx port 0 queue 0 on lcore 1 .*hybrid', 90)
+            peer.drain()
+            t = time.monotonic()
+            n = peer.count(HYBRID_SPARSE, 1, 60, gap_ms=(1.0, 5.0))
+            n += peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
+            res['hybrid_s'] = round(time.monotonic() - t, 2)
+            rc, text = g.stop_job('fwd')
+            fin = re.search(r'FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', text)
+            q = re.search(r'QUEUE lcore=1 port=0 queue=0 mode=(\S+) .* wakeups=(\d+) ', text)
+            res['fwd_rc'] = rc
+            res['hybrid_final'] = fin.group(0) if fin else None
+            res['hybrid_wakeups'] = int(q.group(2)) if q else None
+            want = HYBRID_SPARSE + COUNT_FRAMES // 4
+            if rc != 0 or fin is None or q is None or \
+                    (int(fin.group(1)), int(fin.group(2)), int(fin.group(3))) != (want, want, 0):
+                raise Failure('vnapi-fwd hybrid: exit %d, expected FINAL rx=%d tx=%d dropped=0\n%s'
+                              % (rc, want, want, text[-3000:]))
+            if q.group(1) != 'hybrid' or not 1 <= int(q.group(2)) <= want:
+                raise Failure('vnapi-fwd hybrid: queue mode %s, %s wakeups for %d frames'
+                              % (q.group(1), q.group(2), want))
+        g.finish()
+        res['total_s'] = round(time.monotonic() - t0, 1)
+        return res
+    finally:
+        if peer is not None:
+            peer.close()
+        elif net is not None:
+            net.close()
+        if g.proc is not None:
+            g.proc.stop()
+        for f in ['guest.log'] + sorted(f for f in os.listdir(g.out)
+                                        if f.endswith('.log') and f != 'guest.log'):
+            text = g.read(f)
+            if text:
+                sys.stdout.write('---- %s (tail)\n%s\n' % (f, '\n'.join(text.splitlines()[-25:])))
+
+
+def cpu_ticks(text):
+    """utime + stime summed over /proc/PID/task/*/stat lines."""
+    total = 0
+    for ln in text.splitlines():
+        f = ln[ln.rfind(')') + 2:].split()
+        if len(f) > 12:
+            total += int(f[11]) + int(f[12])
+    return total
+
+
+def snap_cpu(g, job):
+    open(g.path(job + '.snap'), 'w').close()
+    end = time.monotonic() + 10
+    while os.path.exists(g.path(job + '.snap')):
+        if time.monotonic() > end:
+            raise Failure('no CPU snapshot of %s' % job)
+        time.sleep(0.02)
+    return cpu_ticks(g.read(job + '.cpu0'))
+
+
+def open_loop(peer, rate, secs):
+    """Send IPv4 frames at `rate` per second for `secs`; count what comes back."""
+    n = int(rate * secs)
+    t0 = time.monotonic()
+    back = 0
+    for seq in range(n):
+        due = t0 + seq / rate
+        while True:
+            left = due - time.monotonic()
+            if left <= 0:
+                break
+            if peer.recv(left) is not None:
+                back += 1
+        peer.send(peer.ip_frame(seq))
+    end = time.monotonic() + 2.0
+    while back < n and time.monotonic() < end:
+        if peer.recv(0.1) is not None:
+            back += 1
+    return n, back
+
+
+def run_bench(rates, secs, devargs=''):
+    """Benchmark (not a test): l3fwd-power --interrupt-only at sparse open-loop rates, vnapi
+    then net_virtio on the same device in one boot: packets per wakeup and guest CPU; then
+    testpmd io forwarding (poll mode) as context. TCG: relative figures only."""
+    g = Guest('bench', '', deadline=600)
+    peer = Peer(g.peer_path, g.qemu_path)
+    res = {}
+    lines = ['bdf=$(vg_net_bdf 0) || exit 1', 'vg_bind_vfio $bdf || exit 1',
+             'cp %s $VG_PMD/librte_net_vnapi.so' % env_path('VNAPI_PLUGIN')]
+    pmds = {'vnapi': ('$bdf,vnapi=1' + devargs, '-d $VG_PMD/librte_net_vnapi.so', ''),
+            'virtio': ('$bdf', '-d $VG_PMDS/librte_net_virtio.so.23', ' --parse-ptype')}
+    for name, (allow, load, extra) in pmds.items():
+        lines.append('vg_run l3_%s 300 %s -l 1 -n 1 --file-prefix l3%s -a %s %s '
+                     '--log-level=user1:info -- -p 0x1 --config="(0,0,1)" --interrupt-only%s'
+                     % (name, env_path('VNAPI_L3FWD_POWER'), name, allow, load, extra))
+        lines.append('vg_run tp_%s 120 dpdk-testpmd -l 0,1 -n 1 --file-prefix tp%s -a %s %s '
+                     '-- --forward-mode=io --port-topology=loop --total-num-mbufs=8192 '
+                     '--nb-cores=1' % (name, name, allow, load))
+    try:
+        g.boot('\n'.join(lines) + '\n')
+        for name in pmds:
+            job = 'l3_' + name
+            g.wait_file(job + '.started', 60)
+            g.wait_log(job, r'entering main interrupt loop', 90)
+            peer.drain()
+            for rate in rates:
+                w0 = len(re.findall(WAKEUP_RE, g.read(job + '.log')))
+                c0 = snap_cpu(g, job)
+                t = time.monotonic()
+                n, back = open_loop(peer, rate, secs)
+                dt = time.monotonic() - t
+                c1 = snap_cpu(g, job)
+                w1 = len(re.findall(WAKEUP_RE, g.read(job + '.log')))
+                wk = w1 - w0
+                res['%s_%dpps' % (name, rate)] = {
+                    'sent': n, 'back': back, 'wakeups': wk,
+                    'pkts_per_wakeup': round(back / wk, 2) if wk else None,
+                    'cpu_pct': round((c1 - c0) / 100.0 / dt * 100, 1)}
+                h.log('%s %d pps: %s' % (name, rate, res['%s_%dpps' % (name, rate)]))
+            g.stop_job(job)
+            job = 'tp_' + name
+            g.wait_file(job + '.started', 60)
+            g.wait_log(job, r'Press enter to exit', 90)
+            peer.drain()
+            t = time.monotonic()
+            n = peer.count(20000, 256, 120)
+            res['%s_poll_pps' % name] = round(n / (time.monotonic() - t))
+            h.log('%s poll: %s pps' % (name, res['%s_poll_pps' % name]))
+            g.stop_job(job)
+        g.finish()
+        return res
+    finally:
+        peer.close()
+        if g.proc is not None:
+            g.proc.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('boot', choices=sorted(BOOTS) + ['bench'])
+    ap.add_argument('--rates', default='100,1000', help='bench: open-loop rates (pps)')
+    ap.add_argument('--secs', type=float, default=5.0, help='bench: seconds per rate')
+    ap.add_argument('--devargs', default='', help='bench: more vnapi devargs (",event_idx=0")')
+    a = ap.parse_args()
+    if shutil.which('qemu-system-x86_64') is None:
+        print('SKIP: qemu-system-x86_64 not installed (devtools/setup.sh installs it)')
+        return SKIP
+    try:
+        if a.boot == 'bench':
+            res = run_bench([int(r) for r in a.rates.split(',')], a.secs, a.devargs)
+            print('BENCH: %s' % json.dumps(res, sort_keys=True))
+            return 0
+        res = run_boot(a.boot)
+    except (Failure, h.HarnessError) as e:
+        print('FAIL: %s' % e)
+        return 1
+    print('RESULT: PASS %s' % json.dumps(res, sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
