@@ -9,8 +9,12 @@ build makes them for in-tree drivers; Debian ships no generator, so this is
 vnapi's own. It reads what the driver registered, from the compiled objects
 (a static library or object files), never a second copy of it:
 
-  RTE_PMD_REGISTER_VDEV(nm, drv)        -> char array this_pmd_name<N or nm> = "nm"
+  RTE_PMD_REGISTER_VDEV/PCI(nm, drv)    -> char array this_pmd_name<N or nm> = "nm"
   RTE_PMD_REGISTER_PARAM_STRING(nm, s)  -> char array __nm_param_string_export = s
+  RTE_PMD_REGISTER_KMOD_DEP(nm, s)      -> char array __nm_kmod_dep_export = s
+  RTE_PMD_REGISTER_PCI_TABLE(nm, tbl)   -> char array __nm_pci_tbl_export = "tbl",
+                                           and tbl itself: struct rte_pci_id[],
+                                           12 bytes each, up to vendor_id 0
 
 and writes a C file with one such string per driver found.
 
@@ -21,12 +25,19 @@ import io
 import json
 import os
 import re
+import struct
 import sys
 
 from elftools.elf.elffile import ELFFile
 
 NAME_RE = re.compile(r'^this_pmd_name\w+$')  # <counter> up to 25.07, <name> since
 PARAM_SUFFIX = '_param_string_export'
+KMOD_SUFFIX = '_kmod_dep_export'
+PCI_TBL_SUFFIX = '_pci_tbl_export'
+STRING_SUFFIXES = (PARAM_SUFFIX, KMOD_SUFFIX, PCI_TBL_SUFFIX)
+# struct rte_pci_id: class_id (u32), vendor_id, device_id, subsystem_vendor_id,
+# subsystem_device_id (u16 each), little endian.
+PCI_ID = struct.Struct('<IHHHH')
 
 
 def ar_members(data, path):
@@ -73,16 +84,14 @@ def object_files(path):
         raise ValueError('%s: neither an ELF object nor an ar archive' % path)
 
 
-def symbol_strings(elf):
-    """{symbol: string} for the registration's C strings (other data objects,
-    e.g. a sanitizer's, are not text)."""
+def symbol_data(elf):
+    """{symbol: bytes} of every initialized data object."""
     out = {}
     symtab = elf.get_section_by_name('.symtab')
     if symtab is None:
         return out
     for sym in symtab.iter_symbols():
-        if sym['st_info']['type'] != 'STT_OBJECT' or not (
-                NAME_RE.match(sym.name) or sym.name.endswith(PARAM_SUFFIX)):
+        if sym['st_info']['type'] != 'STT_OBJECT':
             continue
         shndx = sym['st_shndx']
         if not isinstance(shndx, int):
@@ -91,23 +100,48 @@ def symbol_strings(elf):
         if sec['sh_type'] == 'SHT_NOBITS':
             continue
         start = sym['st_value']
-        raw = sec.data()[start:start + sym['st_size']]
-        out[sym.name] = raw.split(b'\0', 1)[0].decode()
+        out[sym.name] = sec.data()[start:start + sym['st_size']]
     return out
+
+
+def symbol_strings(data):
+    """{symbol: string} for the registration's C strings (other data objects,
+    e.g. a sanitizer's, are not text)."""
+    return {name: raw.split(b'\0', 1)[0].decode() for name, raw in data.items()
+            if NAME_RE.match(name) or name.endswith(STRING_SUFFIXES)}
+
+
+def pci_ids(raw):
+    """[[vendor, device, subsystem vendor, subsystem device], ...] as
+    dpdk-pmdinfo.py shows them, up to the terminating entry."""
+    ids = []
+    for off in range(0, len(raw) - PCI_ID.size + 1, PCI_ID.size):
+        _, ven, dev, sven, sdev = PCI_ID.unpack_from(raw, off)
+        if ven == 0:
+            break
+        ids.append([ven, dev, sven, sdev])
+    return ids
 
 
 def drivers_in(paths):
     drivers = []
     for p in paths:
         for obj in object_files(p):
-            strings = symbol_strings(ELFFile(io.BytesIO(obj)))
+            data = symbol_data(ELFFile(io.BytesIO(obj)))
+            strings = symbol_strings(data)
             for sym, value in strings.items():
                 if NAME_RE.match(sym):
                     # dpdk-pmdinfo.py expects pci_ids in every entry; a vdev has none.
-                    drv = {'name': value, 'pci_ids': []}
+                    tbl = strings.get('__' + value + PCI_TBL_SUFFIX)
+                    drv = {'name': value, 'pci_ids': pci_ids(data.get(tbl, b''))}
+                    if tbl is not None and not drv['pci_ids']:
+                        raise ValueError('%s: PCI table %s not found or empty' % (value, tbl))
                     params = strings.get('__' + value + PARAM_SUFFIX)
                     if params is not None:
                         drv['params'] = params
+                    kmod = strings.get('__' + value + KMOD_SUFFIX)
+                    if kmod is not None:
+                        drv['kmod'] = kmod
                     drivers.append(drv)
     return drivers
 

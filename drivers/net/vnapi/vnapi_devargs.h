@@ -87,6 +87,35 @@ struct vnapi_params {
 /** The parameter string for RTE_PMD_REGISTER_PARAM_STRING (one literal). */
 #define VNAPI_DEVARGS_PARAM_STRING VNAPI_DEVARGS(VNAPI_DEVARG_PARAM)
 
+/*
+ * The PCI driver's keys (vnapi_pci.c): each field says whether it applies to
+ * a virtio-pci device (a key added to the list fails to compile until it
+ * says). path and server are vhost-user's and refused there; reconnect_ms
+ * has nothing to do (the device never goes away).
+ */
+#define VNAPI_DEVARG_PCI_path(x)
+#define VNAPI_DEVARG_PCI_queues(x) x
+#define VNAPI_DEVARG_PCI_queue_size(x) x
+#define VNAPI_DEVARG_PCI_mac(x) x
+#define VNAPI_DEVARG_PCI_mrg_rxbuf(x) x
+#define VNAPI_DEVARG_PCI_event_idx(x) x
+#define VNAPI_DEVARG_PCI_packed_vq(x) x
+#define VNAPI_DEVARG_PCI_in_order(x) x
+#define VNAPI_DEVARG_PCI_indirect(x) x
+#define VNAPI_DEVARG_PCI_tx_csum(x) x
+#define VNAPI_DEVARG_PCI_tso(x) x
+#define VNAPI_DEVARG_PCI_rx_csum(x) x
+#define VNAPI_DEVARG_PCI_lro(x) x
+#define VNAPI_DEVARG_PCI_intr_rescue(x) x
+#define VNAPI_DEVARG_PCI_server(x)
+#define VNAPI_DEVARG_PCI_reconnect_ms(x)
+/** Apply @p X(key, parser, field, allowed) to the keys of a PCI device. */
+#define VNAPI_DEVARGS_PCI_APPLY(key, parser, field, allowed) \
+	VNAPI_DEVARG_PCI_ ## field(VNAPI_DEVARG_PCI_X(key, parser, field, allowed))
+/** The PCI driver's parameter string: its opt-in, then its keys. */
+#define VNAPI_DEVARG_PCI_X VNAPI_DEVARG_PARAM
+#define VNAPI_DEVARGS_PCI_PARAM_STRING "vnapi=<1> " VNAPI_DEVARGS(VNAPI_DEVARGS_PCI_APPLY)
+
 /** One devarg, as the list describes it (for tests and messages). */
 struct vnapi_devarg_info {
 	const char *key;

@@ -171,4 +171,4 @@ static struct rte_pci_driver vnapi_pci_driver = {
 RTE_PMD_REGISTER_PCI(net_vnapi_pci, vnapi_pci_driver);
 RTE_PMD_REGISTER_PCI_TABLE(net_vnapi_pci, vnapi_pci_ids);
 RTE_PMD_REGISTER_KMOD_DEP(net_vnapi_pci, "vfio-pci");
-RTE_PMD_REGISTER_PARAM_STRING(net_vnapi_pci, VNAPI_PCI_OPT_IN " " VNAPI_DEVARGS_PARAM_STRING);
+RTE_PMD_REGISTER_PARAM_STRING(net_vnapi_pci, VNAPI_DEVARGS_PCI_PARAM_STRING);

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""DPDK's dpdk-pmdinfo.py sees the plugin: one driver, net_vnapi, whose
-params string names exactly the devargs the driver accepts, each as
-key=<...>.
+"""DPDK's dpdk-pmdinfo.py sees the plugin: two drivers, net_vnapi (the vdev)
+and net_vnapi_pci (virtio-pci devices), whose params strings name exactly the
+devargs each accepts, each as key=<...>.
 
 Usage: test_pmdinfo.py PMDINFO_TOOL PLUGIN DEVARGS_LIST_PROGRAM
 DEVARGS_LIST_PROGRAM prints the driver's accepted devargs keys, one a line
-(tests/unit/pmdinfo/devargs_list.c, built from the driver's own list).
+(tests/unit/pmdinfo/devargs_keys.c, built from the driver's own list; --pci:
+the PCI driver's).
 """
 
 import json
@@ -39,24 +40,32 @@ def main():
         info = json.loads(res.stdout)
     except ValueError:
         info = None
-    tap(isinstance(info, list) and len(info) == 1,
-        'exactly one driver in the output (got %r)' % (res.stdout[:200],))
-    drv = info[0] if info else {}
-    tap(drv.get('name') == 'net_vnapi', 'name is net_vnapi (got %r)' % drv.get('name'))
-    params = drv.get('params', '')
-    tokens = params.split()
-    bad = [t for t in tokens if not re.fullmatch(r'[a-z_]+=<[^<>]+>', t)]
-    # "<64-32768, power of 2>" has a space: rejoin tokens inside <...>.
-    keys = re.findall(r'(?:^|\s)([a-z_]+)=<', params)
-    values = re.findall(r'=<([^<>]*)>', params)
-    tap(len(keys) == len(values) and len(keys) > 0 and
-        re.fullmatch(r'([a-z_]+=<[^<>]+>\s?)+', params) is not None,
-        'params is a list of key=<...> (%r; odd tokens %r)' % (params, bad))
-    accepted = subprocess.run([lister], capture_output=True, text=True,
-                              timeout=30).stdout.split()
-    tap(len(keys) == len(set(keys)), 'no key twice (%r)' % keys)
-    tap(sorted(keys) == sorted(accepted),
-        'params keys %r == the keys the driver accepts %r' % (sorted(keys), sorted(accepted)))
+    names = sorted(d.get('name', '') for d in info) if isinstance(info, list) else []
+    tap(names == ['net_vnapi', 'net_vnapi_pci'],
+        'two drivers, net_vnapi and net_vnapi_pci (got %r; output %r)' % (names, res.stdout[:200]))
+    pci = [d for d in info if d.get('name') == 'net_vnapi_pci'] if isinstance(info, list) else []
+    # virtio-net 1.x (1af4:1041), any subsystem; VFIO's module for dpdk-devbind.
+    tap(len(pci) == 1 and pci[0].get('pci_ids') == [{'vendor': '1af4', 'device': '1041'}] and
+        pci[0].get('kmod') == 'vfio-pci',
+        'net_vnapi_pci: pci_ids 1af4:1041 (any subsystem), kmod vfio-pci (got %r, %r)'
+        % (pci[0].get('pci_ids') if pci else None, pci[0].get('kmod') if pci else None))
+    for drv in info if isinstance(info, list) else []:
+        name = drv.get('name')
+        params = drv.get('params', '')
+        tokens = params.split()
+        bad = [t for t in tokens if not re.fullmatch(r'[a-z_]+=<[^<>]+>', t)]
+        # "<64-32768, power of 2>" has a space: rejoin tokens inside <...>.
+        keys = re.findall(r'(?:^|\s)([a-z_]+)=<', params)
+        values = re.findall(r'=<([^<>]*)>', params)
+        tap(len(keys) == len(values) and len(keys) > 0 and
+            re.fullmatch(r'([a-z_]+=<[^<>]+>\s?)+', params) is not None,
+            '%s: params is a list of key=<...> (%r; odd tokens %r)' % (name, params, bad))
+        argv = [lister, '--pci'] if name == 'net_vnapi_pci' else [lister]
+        accepted = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.split()
+        tap(len(keys) == len(set(keys)), '%s: no key twice (%r)' % (name, keys))
+        tap(sorted(keys) == sorted(accepted),
+            '%s: params keys %r == the keys the driver accepts %r'
+            % (name, sorted(keys), sorted(accepted)))
     print('1..%d' % n)
     return 1 if failed else 0
 
