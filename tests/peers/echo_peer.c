@@ -252,7 +252,8 @@ struct peer {
 	int self_sched_fd;
 	int stat_fd;          /* /proc/stat (steal), with the front end watched */
 	uint64_t stall_ns;    /* gaps over PEER_STALL_NS in our waits for replies */
-	struct peer_stall_probe probe; /* on the front end's CPU (sparse) */
+	struct peer_stall_probe probe;      /* on the front end's CPU (sparse) */
+	struct peer_stall_probe self_probe; /* on ours: steal inside a burst call */
 	long fe_pid;
 	char first_bad[160];
 };
@@ -527,13 +528,19 @@ cmdline_has(const char *pid, const char *needle)
  * that is not ours, a stall probe runs there (peer_stall.h), so that a round
  * trip during which that CPU was taken from it (by the hypervisor, mostly)
  * is known. A front end asleep on a lost wakeup leaves the CPU idle: no
- * stall explains that delay.
+ * stall explains that delay. A second probe runs on our own CPU: our busy
+ * wait sees the gaps between its polls, not a steal inside a tx or rx burst
+ * call (the in-process back end's work).
  */
 static void
 stall_probe_setup(struct peer *pr)
 {
 	cpu_set_t fe_set;
 	int cpu, self = sched_getcpu(), ret;
+
+	ret = peer_stall_start(&pr->self_probe, self, PEER_PROBE_PERIOD_US, PEER_PROBE_LATE_US,
+			       PEER_PROBE_CAP);
+	printf("# stall probe on our CPU %d: %s\n", self, ret == 0 ? "running" : strerror(-ret));
 
 	if (sched_getaffinity((pid_t)pr->fe_pid, sizeof(fe_set), &fe_set) != 0 ||
 	    CPU_COUNT(&fe_set) != 1) {
@@ -608,6 +615,8 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 	*back = false;
 	if (seq >= ps->cap)
 		return PEER_EXIT_SETUP;
+	if (ps->t_ns != NULL)
+		ps->t_ns[seq] = peer_now_ns(); /* before the frame's send stamp */
 	fe_w0 = sched_wait_fe(pr);
 	self_w0 = sched_wait_self(pr);
 	steal0 = peer_steal_ticks(pr->stat_fd);
@@ -628,8 +637,6 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		frame_stamp(m);
 	}
 	last = peer_now_ns();
-	if (ps->t_ns != NULL)
-		ps->t_ns[seq] = last;
 	t_end = last + (uint64_t)timeout_ms * 1000000ull;
 	while (!ps->seen[seq]) {
 		if (peer_quit)
@@ -929,7 +936,7 @@ peer_report(struct peer *pr, int run_ret)
 		uint64_t *net = malloc(sizeof(*net) * (tr->rcvd + 1));
 		uint64_t bound = (uint64_t)pr->o.max_latency_us * 1000;
 		uint64_t over_raw = 0, over_net = 0, over_net_steal = 0, sched_total = 0;
-		uint64_t probe_total = 0;
+		uint64_t probe_total = 0, self_probe_total = 0;
 		FILE *dump = NULL;
 		size_t off;
 		unsigned int b;
@@ -947,18 +954,24 @@ peer_report(struct peer *pr, int run_ret)
 			return PEER_EXIT_SETUP;
 		}
 		peer_stall_stop(&pr->probe);
+		peer_stall_stop(&pr->self_probe);
 		for (i = 0; i < tr->sent; i++) {
-			uint64_t l, w, fe_stall;
+			uint64_t l, w, fe_stall, self_stall;
 
 			if (!tr->seen[i])
 				continue;
 			l = tr->lat_ns[i];
-			/* The front end's run-queue wait and its CPU's stalls
-			 * overlap (another thread on that CPU delays both): the
-			 * larger counts. */
+			/* Each side's run-queue wait and its CPU's stalls
+			 * overlap (another thread on that CPU delays both; our
+			 * busy wait's gaps are our stalls too): the larger
+			 * counts. */
 			fe_stall = peer_stall_overlap_ns(&pr->probe, tr->t_ns[i], tr->t_ns[i] + l);
+			self_stall = peer_stall_overlap_ns(&pr->self_probe, tr->t_ns[i],
+							   tr->t_ns[i] + l);
 			probe_total += fe_stall;
-			w = tr->sched_ns[i] - tr->fe_ns[i] + RTE_MAX(tr->fe_ns[i], fe_stall);
+			self_probe_total += self_stall;
+			w = RTE_MAX(tr->sched_ns[i] - tr->fe_ns[i], self_stall) +
+			    RTE_MAX(tr->fe_ns[i], fe_stall);
 			w = RTE_MIN(w, l);
 			raw[n] = l;
 			net[n++] = l - w;
@@ -986,10 +999,12 @@ peer_report(struct peer *pr, int run_ret)
 			if (!tr->seen[i] || tr->lat_ns[i] < (uint64_t)PEER_SLOW_US * 1000)
 				continue;
 			printf("SLOW seq=%" PRIu32 " gap_us=%" PRIu32 " latency_us=%.1f runq_wait_us=%.1f"
-			       " fe_cpu_stall_us=%.1f stolen=%u\n",
+			       " fe_cpu_stall_us=%.1f peer_cpu_stall_us=%.1f stolen=%u\n",
 			       i, pr->gap_us != NULL ? pr->gap_us[i] : 0, tr->lat_ns[i] / 1e3,
 			       tr->sched_ns[i] / 1e3,
 			       peer_stall_overlap_ns(&pr->probe, tr->t_ns[i],
+						     tr->t_ns[i] + tr->lat_ns[i]) / 1e3,
+			       peer_stall_overlap_ns(&pr->self_probe, tr->t_ns[i],
 						     tr->t_ns[i] + tr->lat_ns[i]) / 1e3,
 			       tr->stolen[i]);
 			b++;
@@ -1026,13 +1041,13 @@ peer_report(struct peer *pr, int run_ret)
 			 " net_p999_us=%.1f net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64
 			 " peer_stall_ms=%.3f over_bound_with_steal=%" PRIu64
 			 " fe_cpu_probe=%s fe_cpu_stall_ms=%.3f fe_cpu_stall_in_flight_ms=%.3f"
-			 " fe_cpu_probe_wakeups=%" PRIu64 "\n",
+			 " fe_cpu_probe_wakeups=%" PRIu64 " peer_cpu_stall_in_flight_ms=%.3f\n",
 			 peer_percentile_u64(raw, n, 99.9) / 1e3, count_over(raw, n, 1000000),
 			 count_over(raw, n, 5000000), peer_percentile_u64(net, n, 99.9) / 1e3,
 			 count_over(net, n, 1000000), count_over(net, n, 5000000),
 			 pr->stall_ns / 1e6, pr->o.bound_net ? over_net_steal : 0,
 			 pr->probe.stalls != NULL ? "yes" : "no", peer_stall_total_ns(&pr->probe) / 1e6,
-			 probe_total / 1e6, pr->probe.wakeups);
+			 probe_total / 1e6, pr->probe.wakeups, self_probe_total / 1e6);
 		free(raw);
 		free(net);
 		if (over > 0) {
@@ -1316,6 +1331,7 @@ main(int argc, char **argv)
 	peer_port_remove(PEER_DEV_NAME, &pr.port, &probed);
 out:
 	peer_stall_free(&pr.probe);
+	peer_stall_free(&pr.self_probe);
 	phase_free(&pr.ph[PEER_PHASE_WARMUP]);
 	phase_free(&pr.ph[PEER_PHASE_TRAFFIC]);
 	free(pr.gap_us);
