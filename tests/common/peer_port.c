@@ -236,15 +236,17 @@ peer_count_fds(void)
 		/* EAL's interrupt thread closes its epoll instance and makes a
 		 * new one each time a source is added or removed, so one such
 		 * fd can be missing for a moment after any callback
-		 * (un)registration: epoll instances are left out of the count.
-		 * Neither the driver nor lib/vhost makes one per start. */
+		 * (un)registration: epoll instances are left out of the count,
+		 * and so is an fd closed between readdir and readlink (that
+		 * epoll instance, caught closing). Neither the driver nor
+		 * lib/vhost makes an epoll instance per start. */
 		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
 		len = readlink(path, target, sizeof(target) - 1);
-		if (len > 0) {
-			target[len] = '\0';
-			if (strcmp(target, "anon_inode:[eventpoll]") == 0)
-				continue;
-		}
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strcmp(target, "anon_inode:[eventpoll]") == 0)
+			continue;
 		n++;
 	}
 	closedir(d);
