@@ -535,12 +535,18 @@ cmdline_has(const char *pid, const char *needle)
 static void
 stall_probe_setup(struct peer *pr)
 {
-	cpu_set_t fe_set;
+	cpu_set_t fe_set, self_set;
 	int cpu, self = sched_getcpu(), ret;
 
-	ret = peer_stall_start(&pr->self_probe, self, PEER_PROBE_PERIOD_US, PEER_PROBE_LATE_US,
-			       PEER_PROBE_CAP);
-	printf("# stall probe on our CPU %d: %s\n", self, ret == 0 ? "running" : strerror(-ret));
+	/* Our lcore is pinned (--lcores): probe the one CPU we run on. */
+	if (sched_getaffinity(0, sizeof(self_set), &self_set) == 0 && CPU_COUNT(&self_set) == 1) {
+		ret = peer_stall_start(&pr->self_probe, self, PEER_PROBE_PERIOD_US,
+				       PEER_PROBE_LATE_US, PEER_PROBE_CAP);
+		printf("# stall probe on our CPU %d: %s\n", self,
+		       ret == 0 ? "running" : strerror(-ret));
+	} else {
+		printf("# stall probe: we are not pinned to one CPU, no probe on ours\n");
+	}
 
 	if (sched_getaffinity((pid_t)pr->fe_pid, sizeof(fe_set), &fe_set) != 0 ||
 	    CPU_COUNT(&fe_set) != 1) {
