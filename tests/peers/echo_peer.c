@@ -603,7 +603,7 @@ sched_watch_setup(struct peer *pr)
 	printf("# run-queue accounting: front end pid %ld%s, self %s\n", found,
 	       pr->fe_sched_fd < 0 ? " (schedstat unreadable)" : "",
 	       pr->self_sched_fd < 0 ? "unreadable" : "ok");
-	if (pr->o.mode == PEER_MODE_SPARSE)
+	if (pr->o.mode == PEER_MODE_SPARSE || pr->o.mode == PEER_MODE_IDLE)
 		stall_probe_setup(pr);
 }
 
@@ -922,6 +922,27 @@ count_over(const uint64_t *sorted, uint32_t n, uint64_t limit)
 	return n - i;
 }
 
+/*
+ * The time packet @p i of @p ps was delayed by the machine, not by the
+ * front end: for each side, the larger of its run-queue wait and its CPU's
+ * stalls (our busy wait's gaps are our stalls too). Probes stopped first.
+ */
+static uint64_t
+round_trip_wait(const struct peer *pr, const struct peer_phase_state *ps, uint32_t i,
+		uint64_t *fe_stall_out, uint64_t *self_stall_out)
+{
+	uint64_t l = ps->lat_ns[i];
+	uint64_t fe_stall = peer_stall_overlap_ns(&pr->probe, ps->t_ns[i], ps->t_ns[i] + l);
+	uint64_t self_stall = peer_stall_overlap_ns(&pr->self_probe, ps->t_ns[i],
+						    ps->t_ns[i] + l);
+	uint64_t w = RTE_MAX(ps->sched_ns[i] - ps->fe_ns[i], self_stall) +
+		     RTE_MAX(ps->fe_ns[i], fe_stall);
+
+	*fe_stall_out = fe_stall;
+	*self_stall_out = self_stall;
+	return RTE_MIN(w, l);
+}
+
 static int
 peer_report(struct peer *pr, int run_ret)
 {
@@ -967,18 +988,9 @@ peer_report(struct peer *pr, int run_ret)
 			if (!tr->seen[i])
 				continue;
 			l = tr->lat_ns[i];
-			/* Each side's run-queue wait and its CPU's stalls
-			 * overlap (another thread on that CPU delays both; our
-			 * busy wait's gaps are our stalls too): the larger
-			 * counts. */
-			fe_stall = peer_stall_overlap_ns(&pr->probe, tr->t_ns[i], tr->t_ns[i] + l);
-			self_stall = peer_stall_overlap_ns(&pr->self_probe, tr->t_ns[i],
-							   tr->t_ns[i] + l);
+			w = round_trip_wait(pr, tr, i, &fe_stall, &self_stall);
 			probe_total += fe_stall;
 			self_probe_total += self_stall;
-			w = RTE_MAX(tr->sched_ns[i] - tr->fe_ns[i], self_stall) +
-			    RTE_MAX(tr->fe_ns[i], fe_stall);
-			w = RTE_MIN(w, l);
 			raw[n] = l;
 			net[n++] = l - w;
 			sched_total += w;
@@ -1064,7 +1076,11 @@ peer_report(struct peer *pr, int run_ret)
 	} else if (pr->o.mode == PEER_MODE_IDLE) {
 		double lat_us = ck->rcvd ? ck->lat_ns[0] / 1e3 : -1.0;
 		uint64_t lat = ck->rcvd ? ck->lat_ns[0] : 0;
-		uint64_t lat_net = lat - RTE_MIN(lat, ck->rcvd ? ck->sched_ns[0] : 0);
+		uint64_t fe_stall = 0, self_stall = 0, lat_net;
+
+		peer_stall_stop(&pr->probe);
+		peer_stall_stop(&pr->self_probe);
+		lat_net = lat - (ck->rcvd ? round_trip_wait(pr, ck, 0, &fe_stall, &self_stall) : 0);
 
 		snprintf(extra, sizeof(extra), " idle_s=%.3f idle_rx=%" PRIu64
 			 " check_back=%" PRIu32 " check_latency_us=%.1f check_net_latency_us=%.1f",
