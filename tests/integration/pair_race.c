@@ -34,10 +34,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_epoll.h>
@@ -55,6 +57,7 @@
 #define RACE_FRAME_LEN      96
 #define RACE_IO_TIMEOUT_S   2.0         /* one packet through a datapath */
 #define RACE_WARMUP_SEQ     UINT32_MAX
+#define RACE_DETECTOR_SEQ   (UINT32_MAX - 1)
 #define RACE_RESTART_ROUNDS 20
 
 /* Where a packet stands after its round's arming. */
@@ -73,6 +76,7 @@ enum race_xstat {
 	XS_WAKEUPS,
 	XS_WAKEUP_PACKETS,
 	XS_SPURIOUS,
+	XS_UNNOTIFIED,
 	XS_PPN,
 	XS_MAX,
 };
@@ -87,6 +91,7 @@ static const struct {
 	[XS_WAKEUPS] = { "rx_q0_intr_wakeups", "wakeups" },
 	[XS_WAKEUP_PACKETS] = { "rx_q0_intr_wakeup_packets", "wakeup_packets" },
 	[XS_SPURIOUS] = { "rx_q0_intr_spurious_wakeups", "spurious" },
+	[XS_UNNOTIFIED] = { "rx_q0_intr_unnotified_work", "unnotified" },
 	[XS_PPN] = { "rx_q0_intr_packets_per_notification", "packets_per_notification" },
 };
 
@@ -491,6 +496,70 @@ race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
 		peer_tap(d[XS_SPURIOUS] == 0,
 			 "xstats: %" PRIu64 " spurious wakeups (every wakeup had its packet)",
 			 d[XS_SPURIOUS]);
+	if (x1->have[XS_UNNOTIFIED])
+		peer_tap(d[XS_UNNOTIFIED] == 0,
+			 "xstats: %" PRIu64 " armed waits ended with unannounced work (a rescue is no such wait)",
+			 d[XS_UNNOTIFIED]);
+	return peer_failed() ? -1 : 0;
+}
+
+/*
+ * The lost-wakeup detector (rx_qN_intr_unnotified_work) must see a lost
+ * wakeup. Arm the empty queue; the back end transmits one packet and, the
+ * queue being armed, notifies; we take that notification off the eventfd
+ * behind the driver's back, as if it had never come; then disarm. The driver
+ * finds the packet with no notification: exactly one unnotified wait, no
+ * notification, no wakeup. Then the packet is received, every byte checked.
+ * Front ends with the xstat only.
+ */
+static int
+race_detector(const struct race_result *res, const struct race_xstats *xl)
+{
+	struct race_xstats a = *xl, b;
+	struct rte_epoll_event ev[1];
+	struct pollfd pfd = { .events = POLLIN };
+	uint64_t cnt = 0;
+	int ret;
+
+	if (!res->intr_ok || !xl->have[XS_UNNOTIFIED])
+		return 0;
+	if (rte_eth_dev_rx_intr_disable(pair.fe_port, 0) != 0)
+		return peer_fail("detector: rx_intr_disable failed");
+	if (race_fe_drain() != 0)
+		return peer_fail("detector: unexpected packets in the front end's rx queue");
+	(void)rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
+	if (race_xstats_read(&a) != 0)
+		return -1;
+	pfd.fd = rte_eth_dev_rx_intr_ctl_q_get_fd(pair.fe_port, 0);
+	if (pfd.fd < 0)
+		return peer_fail("detector: no rx interrupt fd for queue 0: %d", pfd.fd);
+	ret = rte_eth_dev_rx_intr_enable(pair.fe_port, 0);
+	if (ret != 0)
+		return peer_fail("detector: arming an empty queue: %d", ret);
+	if (race_tx_one(pair.be_port, pair.pools.mp[POOL_BE_TX], RACE_DETECTOR_SEQ,
+			PAIR_BE_TO_FE, "detector back end tx") != 0)
+		return -1;
+	ret = poll(&pfd, 1, (int)(RACE_IO_TIMEOUT_S * 1000));
+	if (ret != 1)
+		return peer_fail("detector: the back end did not notify the armed queue within %.0f s",
+				 RACE_IO_TIMEOUT_S);
+	if (read(pfd.fd, &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
+		return peer_fail("detector: could not take the notification off the eventfd");
+	b = a;
+	if (rte_eth_dev_rx_intr_disable(pair.fe_port, 0) != 0 || race_xstats_read(&b) != 0)
+		return peer_fail("detector: rx_intr_disable or xstats read failed");
+	peer_tap(b.val[XS_UNNOTIFIED] - a.val[XS_UNNOTIFIED] == 1 &&
+		 b.val[XS_NOTIFICATIONS] - a.val[XS_NOTIFICATIONS] == 0 &&
+		 b.val[XS_WAKEUPS] - a.val[XS_WAKEUPS] == 0,
+		 "detector: a notification lost before the disarm is counted: unnotified +%" PRIu64
+		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 " (expected +1, +0, +0)",
+		 b.val[XS_UNNOTIFIED] - a.val[XS_UNNOTIFIED],
+		 b.val[XS_NOTIFICATIONS] - a.val[XS_NOTIFICATIONS],
+		 b.val[XS_WAKEUPS] - a.val[XS_WAKEUPS]);
+	if (race_rx_one(pair.fe_port, RACE_DETECTOR_SEQ, PAIR_BE_TO_FE, "detector front end rx") != 0)
+		return -1;
+	/* The edge the notification left on the epoll instance. */
+	(void)rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
 	return peer_failed() ? -1 : 0;
 }
 
@@ -630,7 +699,7 @@ pair_scenario_race(void)
 			 pair_opts.expect_lost);
 	else
 		printf("# %lu of %lu wakeups lost (reported, not judged)\n", res.lost, res.done);
-	if (peer_failed() || race_restarts(&res) != 0)
+	if (peer_failed() || race_restarts(&res) != 0 || race_detector(&res, &x1) != 0)
 		goto out;
 
 	/* Every mbuf back home after the front end's close and removal. */

@@ -121,6 +121,8 @@ struct vnapi_intr_stats {
 	uint64_t wakeups;        /**< Disarms that found the eventfd signalled. */
 	uint64_t wakeup_packets; /**< Packets received from a wakeup to the next arm. */
 	uint64_t spurious;       /**< Wakeups whose first poll found nothing. */
+	uint64_t unnotified;     /**< Armed waits that ended with no notification
+				  *   while completions waited in the ring. */
 };
 
 struct vnapi_rxq {

@@ -129,29 +129,39 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
-	bool armed;
-	uint64_t cnt = 0;
+	bool armed, pending;
+	uint64_t cnt = 0, own;
 
 	if (!vnapi_gate_enter(&rxq->gate)) {
 		/* The ring is not ours to touch; empty the counter (the wakeup
 		 * after a reconnection is our own signal). */
 		if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
-		return 0;
-	}
-	armed = virtq_intr_enabled(rxq->vq);
-	virtq_disable_intr(rxq->vq);
-	vnapi_gate_leave(&rxq->gate);
-	/* Non-blocking read: the number of writes since the last read. */
-	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
-		return 0;
-	if (cnt <= rxq->own_signals) {
-		/* Only our own rescue signal: counted as a rescue already. */
 		rxq->own_signals = 0;
 		return 0;
 	}
-	rxq->istats.notifications += cnt - rxq->own_signals;
+	armed = virtq_intr_enabled(rxq->vq);
+	/* The ring before the eventfd: the back end stores the used index
+	 * before it signals, so work seen here with no signal read below is
+	 * work whose notification was lost or is still on its way. */
+	pending = armed && virtq_used_count(rxq->vq) != 0;
+	virtq_disable_intr(rxq->vq);
+	vnapi_gate_leave(&rxq->gate);
+	/* Non-blocking read: the number of writes since the last read, our
+	 * own rescue signals included. The counter is empty afterwards. */
+	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt))
+		cnt = 0;
+	own = rxq->own_signals;
 	rxq->own_signals = 0;
+	if (cnt <= own) {
+		/* Nothing from the back end. Completions it did not announce,
+		 * with no rescue of ours for them: a lost notification (or,
+		 * for a moment, one still on its way). */
+		if (pending && own == 0)
+			rxq->istats.unnotified++;
+		return 0;
+	}
+	rxq->istats.notifications += cnt - own;
 	/* A notification for a queue that was not armed (lib/vhost notifies
 	 * its first completion unconditionally) wakes nobody. */
 	if (!armed)
