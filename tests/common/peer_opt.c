@@ -49,6 +49,32 @@ peer_opt_store(const struct peer_opt *o, const char *arg)
 	return -1;
 }
 
+/* Store option @p o's default, unless it has none (0). */
+static void
+peer_opt_store_default(const struct peer_opt *o)
+{
+	switch (o->type) {
+	case PEER_OPT_U32:
+		if (o->def != 0)
+			*(uint32_t *)o->dst = (uint32_t)o->def;
+		break;
+	case PEER_OPT_U64:
+		if (o->def != 0)
+			*(uint64_t *)o->dst = o->def;
+		break;
+	case PEER_OPT_CHOICE:
+		if (o->def != 0)
+			*(int *)o->dst = (int)o->def;
+		break;
+	case PEER_OPT_DOUBLE:
+		if (o->ddef != 0)
+			*(double *)o->dst = o->ddef;
+		break;
+	default:
+		break;
+	}
+}
+
 int
 peer_opts_parse(int argc, char **argv, const struct peer_opt *t, unsigned int n)
 {
@@ -59,6 +85,7 @@ peer_opts_parse(int argc, char **argv, const struct peer_opt *t, unsigned int n)
 	if (n > PEER_OPTS_MAX)
 		return -1;
 	for (i = 0; i < n; i++) {
+		peer_opt_store_default(&t[i]);
 		lo[i] = (struct option){
 			.name = t[i].name,
 			.has_arg = t[i].type == PEER_OPT_FLAG ? no_argument : required_argument,
