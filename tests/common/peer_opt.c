@@ -12,6 +12,18 @@
 #define PEER_OPTS_MAX 64
 #define PEER_OPT_VAL0 256 /* getopt_long's val of table entry 0 */
 
+/* Store @p v where option @p o of an integer type (U32, U64, CHOICE) points. */
+static void
+peer_opt_store_int(const struct peer_opt *o, uint64_t v)
+{
+	if (o->type == PEER_OPT_U64)
+		*(uint64_t *)o->dst = v;
+	else if (o->type == PEER_OPT_U32)
+		*(uint32_t *)o->dst = (uint32_t)v;
+	else
+		*(int *)o->dst = (int)v;
+}
+
 /* Store @p arg as option @p o says; 0 or -1. */
 static int
 peer_opt_store(const struct peer_opt *o, const char *arg)
@@ -27,18 +39,18 @@ peer_opt_store(const struct peer_opt *o, const char *arg)
 		*(const char **)o->dst = arg;
 		return 0;
 	case PEER_OPT_U32:
-		if (peer_parse_u64(arg, o->min, o->max > UINT32_MAX ? UINT32_MAX : o->max, &v) != 0)
-			return -1;
-		*(uint32_t *)o->dst = (uint32_t)v;
-		return 0;
 	case PEER_OPT_U64:
-		return peer_parse_u64(arg, o->min, o->max, (uint64_t *)o->dst);
+		if (peer_parse_u64(arg, o->min, o->type == PEER_OPT_U32 && o->max > UINT32_MAX ?
+				   UINT32_MAX : o->max, &v) != 0)
+			return -1;
+		peer_opt_store_int(o, v);
+		return 0;
 	case PEER_OPT_DOUBLE:
 		return peer_parse_double(arg, o->dmin, o->dmax, (double *)o->dst);
 	case PEER_OPT_CHOICE:
 		for (i = 0; o->choices[i] != NULL; i++) {
 			if (strcmp(arg, o->choices[i]) == 0) {
-				*(int *)o->dst = (int)i;
+				peer_opt_store_int(o, i);
 				return 0;
 			}
 		}
@@ -47,6 +59,17 @@ peer_opt_store(const struct peer_opt *o, const char *arg)
 		return o->fn(arg, o->dst);
 	}
 	return -1;
+}
+
+/* Store option @p o's default, unless it has none (0). */
+static void
+peer_opt_store_default(const struct peer_opt *o)
+{
+	if (o->type == PEER_OPT_DOUBLE && o->ddef != 0)
+		*(double *)o->dst = o->ddef;
+	else if ((o->type == PEER_OPT_U32 || o->type == PEER_OPT_U64 ||
+		  o->type == PEER_OPT_CHOICE) && o->def != 0)
+		peer_opt_store_int(o, o->def);
 }
 
 int
@@ -59,6 +82,7 @@ peer_opts_parse(int argc, char **argv, const struct peer_opt *t, unsigned int n)
 	if (n > PEER_OPTS_MAX)
 		return -1;
 	for (i = 0; i < n; i++) {
+		peer_opt_store_default(&t[i]);
 		lo[i] = (struct option){
 			.name = t[i].name,
 			.has_arg = t[i].type == PEER_OPT_FLAG ? no_argument : required_argument,

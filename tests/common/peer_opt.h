@@ -35,14 +35,24 @@ struct peer_opt {
 	double dmin;                   /**< PEER_OPT_DOUBLE */
 	double dmax;
 	const char *const *choices;    /**< PEER_OPT_CHOICE: NULL-terminated */
+	/**
+	 * The default, stored by peer_opts_parse() before it reads argv, so
+	 * that each option states its default once, in its own row: def for
+	 * PEER_OPT_U32, PEER_OPT_U64 and PEER_OPT_CHOICE, ddef for
+	 * PEER_OPT_DOUBLE. 0 leaves dst as it is (a default set at run time,
+	 * or the zero of static storage).
+	 */
+	uint64_t def;
+	double ddef;
 	int (*fn)(const char *arg, void *dst);
 	const char *arg;               /**< the argument's name in the usage, e.g. "N" */
 	const char *help;
 };
 
 /**
- * Parse argv[1..argc-1] against the @p n options of @p t. Every argument
- * must be an option of the table.
+ * Store the defaults of the @p n options of @p t (def, ddef), then parse
+ * argv[1..argc-1] against them. Every argument must be an option of the
+ * table.
  * @return 0, or -1 with a line on stderr naming the option and the value.
  */
 int peer_opts_parse(int argc, char **argv, const struct peer_opt *t, unsigned int n);

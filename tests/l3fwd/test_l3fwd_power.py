@@ -151,14 +151,7 @@ def parse_result(line):
     if not m:
         return None
     r = {'verdict': m.group(1)}
-    for k, v in re.findall(r'(\w+)=(\S+)', m.group(2)):
-        try:
-            r[k] = int(v)
-        except ValueError:
-            try:
-                r[k] = float(v)
-            except ValueError:
-                r[k] = v
+    r.update(h.parse_kv(m.group(2)))
     return r
 
 

@@ -150,18 +150,7 @@ static struct {
 	double link_s;
 	double timeout_s;
 	double linger_s;
-} o = {
-	.size = 64,
-	.queues = 1,
-	.rr_timeout_ms = 200,
-	.gap_ms = 500,
-	.drain_ms = 200,
-	.settle_ms = 500,
-	.sample_ms = 1000,
-	.warmup_s = 30,
-	.link_s = 30,
-	.timeout_s = 600,
-};
+} o; /* the options; each one's default is in lp_opt_table */
 
 static uint16_t nb_ports;
 static uint16_t ports[LP_MAX_PORTS];
@@ -693,33 +682,35 @@ opt_phase(const char *arg, void *dst)
 }
 
 static const struct peer_opt lp_opt_table[] = {
-	{ .name = "size", .type = PEER_OPT_U32, .dst = &o.size, .min = LP_MIN_SIZE,
+	{ .name = "size", .type = PEER_OPT_U32, .dst = &o.size, .def = 64, .min = LP_MIN_SIZE,
 	  .max = LP_MAX_SIZE, .arg = "N", .help = "frame length in bytes (default 64)" },
-	{ .name = "queues", .type = PEER_OPT_U32, .dst = &o.queues, .min = 1,
+	{ .name = "queues", .type = PEER_OPT_U32, .dst = &o.queues, .def = 1, .min = 1,
 	  .max = LP_MAX_QUEUES, .arg = "Q",
 	  .help = "queue pairs per port (as in the vdev's queues=; default 1)" },
 	{ .name = "phase", .type = PEER_OPT_FN, .fn = opt_phase, .arg = "RATE:S",
 	  .help = "stream phase: RATE pps (0 idle, max) for S seconds; repeatable" },
 	{ .name = "rr", .type = PEER_OPT_DOUBLE, .dst = &o.rr_s, .dmin = 0.001, .dmax = 36000,
 	  .arg = "S", .help = "request/response for S seconds" },
-	{ .name = "rr-timeout-ms", .type = PEER_OPT_U32, .dst = &o.rr_timeout_ms, .min = 1,
-	  .max = 600000, .arg = "N", .help = "give up on a transaction after N ms (default 200)" },
+	{ .name = "rr-timeout-ms", .type = PEER_OPT_U32, .dst = &o.rr_timeout_ms, .def = 200,
+	  .min = 1, .max = 600000, .arg = "N",
+	  .help = "give up on a transaction after N ms (default 200)" },
 	{ .name = "yield", .type = PEER_OPT_FLAG, .dst = &o.yield,
 	  .help = "sched_yield() after empty rx sweeps (rr)" },
-	{ .name = "gap-ms", .type = PEER_OPT_U32, .dst = &o.gap_ms, .max = 600000, .arg = "N",
-	  .help = "quiet between phases (default 500)" },
-	{ .name = "drain-ms", .type = PEER_OPT_U32, .dst = &o.drain_ms, .max = 600000,
+	{ .name = "gap-ms", .type = PEER_OPT_U32, .dst = &o.gap_ms, .def = 500, .max = 600000,
+	  .arg = "N", .help = "quiet between phases (default 500)" },
+	{ .name = "drain-ms", .type = PEER_OPT_U32, .dst = &o.drain_ms, .def = 200, .max = 600000,
 	  .arg = "N", .help = "receive-only time after a phase (default 200)" },
-	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &o.settle_ms, .max = 600000,
+	{ .name = "settle-ms", .type = PEER_OPT_U32, .dst = &o.settle_ms, .def = 500, .max = 600000,
 	  .arg = "N", .help = "quiet after the warm-up (default 500)" },
-	{ .name = "sample-ms", .type = PEER_OPT_U32, .dst = &o.sample_ms, .min = 10,
+	{ .name = "sample-ms", .type = PEER_OPT_U32, .dst = &o.sample_ms, .def = 1000, .min = 10,
 	  .max = 600000, .arg = "N", .help = "SAMPLE line period (default 1000)" },
-	{ .name = "warmup-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.warmup_s, .dmin = 0.001,
-	  .dmax = 3600, .arg = "S", .help = "the warm-up's allowance (default 30)" },
-	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.link_s, .dmax = 3600,
-	  .arg = "S", .help = "wait at most S s for the links (default 30)" },
-	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &o.timeout_s, .dmin = 0.001,
-	  .dmax = 36000, .arg = "S", .help = "deadline of the whole run (default 600)" },
+	{ .name = "warmup-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.warmup_s, .ddef = 30.0,
+	  .dmin = 0.001, .dmax = 3600, .arg = "S", .help = "the warm-up's allowance (default 30)" },
+	{ .name = "link-timeout", .type = PEER_OPT_DOUBLE, .dst = &o.link_s, .ddef = 30.0,
+	  .dmax = 3600, .arg = "S", .help = "wait at most S s for the links (default 30)" },
+	{ .name = "timeout", .type = PEER_OPT_DOUBLE, .dst = &o.timeout_s, .ddef = 600.0,
+	  .dmin = 0.001, .dmax = 36000, .arg = "S",
+	  .help = "deadline of the whole run (default 600)" },
 	{ .name = "linger", .type = PEER_OPT_DOUBLE, .dst = &o.linger_s, .dmax = 36000,
 	  .arg = "S", .help = "keep the ports up after the result (until a signal)" },
 };

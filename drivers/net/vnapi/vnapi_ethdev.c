@@ -25,8 +25,10 @@
 #include "vnapi_intr.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
+#include "vnapi_pci.h"
 #include "vnapi_rxtx.h"
 #include "vnapi_stats.h"
+#include "vnapi_transport.h"
 
 /*
  * The link status is recorded at each transition (start, stop, loss and
@@ -665,6 +667,59 @@ vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected)
 	rte_free(dev->process_private);
 	dev->process_private = NULL;
 	rte_eth_dev_release_port(dev);
+}
+
+struct vnapi_proc *
+vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_t priv_size, int socket)
+{
+	struct vnapi_proc *proc;
+	unsigned int i;
+
+	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc) + priv_size, RTE_CACHE_LINE_SIZE,
+				  socket);
+	if (proc == NULL)
+		return NULL;
+	proc->ops = ops;
+	proc->vu.sock = -1;
+	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
+		proc->kickfd[i] = -1;
+		proc->callfd[i] = -1;
+	}
+	return proc;
+}
+
+int
+vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket)
+{
+	const struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_proc *proc = dev->process_private;
+	const struct rte_ether_addr *mac = NULL;
+	int ret;
+
+	ret = vnapi_conn_probe(dev);
+	if (ret != 0)
+		goto err_release;
+	/* A server's back end has not connected yet: nothing negotiated to log. */
+	if (!hw->params.server)
+		vnapi_backend_log_features(dev);
+
+	/* The devargs' MAC wins; else the device's (virtio-pci with F_MAC,
+	 * read while connecting); else a random one. */
+	if (!rte_is_zero_ether_addr(&hw->params.mac))
+		mac = &hw->params.mac;
+	else if (proc->pci != NULL && proc->pci->has_mac)
+		mac = &proc->pci->mac;
+	ret = vnapi_eth_dev_init(dev, mac, socket);
+	if (ret != 0)
+		goto err_disconnect;
+	return 0;
+
+err_disconnect:
+	vnapi_eth_dev_probe_undo(dev, true);
+	return ret;
+err_release:
+	vnapi_eth_dev_probe_undo(dev, false);
+	return ret;
 }
 
 int

@@ -33,6 +33,26 @@ int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac
  */
 void vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected);
 
+struct vnapi_proc;
+struct vnapi_transport_ops;
+
+/**
+ * A primary's per-process state for transport @p ops, with no fds yet,
+ * followed by @p priv_size bytes for the transport (zeroed), on NUMA
+ * node @p socket. NULL if out of memory.
+ */
+struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_t priv_size,
+				    int socket);
+
+/**
+ * The common tail of a primary's probe (vdev or PCI), once the port is
+ * allocated with its params and process-private data: connect and
+ * negotiate, log the features (client), then vnapi_eth_dev_init() with the
+ * devargs' MAC, else the device's, else a random one. On failure the port
+ * is undone (vnapi_eth_dev_probe_undo()). Returns 0 or -errno.
+ */
+int vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket);
+
 /** A bus's remove: close and release the port @p name (0 if already gone). */
 int vnapi_eth_dev_remove(const char *name);
 

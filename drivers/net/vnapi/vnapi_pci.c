@@ -24,14 +24,11 @@
 #include <rte_common.h>
 #include <rte_devargs.h>
 #include <rte_ether.h>
-#include <rte_malloc.h>
 
 #include <bus_pci_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_pci.h>
 
-#include "vnapi_backend.h"
-#include "vnapi_conn.h"
 #include "vnapi_dev.h"
 #include "vnapi_devargs.h"
 #include "vnapi_ethdev.h"
@@ -81,7 +78,6 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	struct rte_eth_dev *dev;
 	struct vnapi_proc *proc;
 	struct vnapi_hw *hw;
-	unsigned int i;
 	int ret;
 
 	if (!vnapi_pci_args(pd->device.devargs ? pd->device.devargs->args : NULL, rest,
@@ -111,40 +107,25 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc) + sizeof(struct vnapi_pci),
-				  RTE_CACHE_LINE_SIZE, pd->device.numa_node);
+	proc = vnapi_proc_alloc(&vnapi_transport_pci, sizeof(struct vnapi_pci),
+				pd->device.numa_node);
 	if (proc == NULL) {
 		ret = -ENOMEM;
 		goto err_release;
 	}
-	proc->ops = &vnapi_transport_pci;
 	proc->pci = (struct vnapi_pci *)(proc + 1);
-	proc->vu.sock = -1;
-	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
-		proc->kickfd[i] = -1;
-		proc->callfd[i] = -1;
-	}
 	dev->process_private = proc;
 	ret = vnapi_pci_init(proc->pci, pd, name);
 	if (ret != 0)
 		goto err_release;
-
-	ret = vnapi_conn_probe(dev);
+	/* From here on, the probe's tail undoes the port itself on failure. */
+	ret = vnapi_eth_dev_probe_finish(dev, pd->device.numa_node);
 	if (ret != 0)
-		goto err_release;
-	vnapi_backend_log_features(dev);
-
-	ret = vnapi_eth_dev_init(dev, !rte_is_zero_ether_addr(&params.mac) ? &params.mac :
-				 proc->pci->has_mac ? &proc->pci->mac : NULL, pd->device.numa_node);
-	if (ret != 0)
-		goto err_disconnect;
+		return ret;
 	VNAPI_INIT_LOG(INFO, "%s: port %u, virtio-pci, ring size %u", name, dev->data->port_id,
 		       params.queue_size);
 	return 0;
 
-err_disconnect:
-	vnapi_eth_dev_probe_undo(dev, true);
-	return ret;
 err_release:
 	vnapi_eth_dev_probe_undo(dev, false);
 	return ret;

@@ -14,14 +14,11 @@
 
 #include <rte_common.h>
 #include <rte_ether.h>
-#include <rte_malloc.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
 
-#include "vnapi_backend.h"
-#include "vnapi_conn.h"
 #include "vnapi_dev.h"
 #include "vnapi_devargs.h"
 #include "vnapi_ethdev.h"
@@ -29,26 +26,6 @@
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
 #include "vnapi_transport.h"
-
-/* The per-process state, with no fds yet. */
-static struct vnapi_proc *
-vnapi_proc_alloc(void)
-{
-	struct vnapi_proc *proc;
-	unsigned int i;
-
-	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc), RTE_CACHE_LINE_SIZE,
-				  rte_socket_id());
-	if (proc == NULL)
-		return NULL;
-	proc->ops = &vnapi_transport_vhost_user;
-	proc->vu.sock = -1;
-	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
-		proc->kickfd[i] = -1;
-		proc->callfd[i] = -1;
-	}
-	return proc;
-}
 
 /*
  * A secondary process attaches to the port the primary made (same name,
@@ -68,7 +45,7 @@ vnapi_probe_secondary(struct rte_vdev_device *vdev)
 			       name);
 		return -ENODEV;
 	}
-	proc = vnapi_proc_alloc();
+	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, 0, rte_socket_id());
 	if (proc == NULL) {
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
@@ -105,35 +82,20 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = vnapi_proc_alloc();
+	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, 0, rte_socket_id());
 	if (proc == NULL) {
-		ret = -ENOMEM;
-		goto err_release;
+		vnapi_eth_dev_probe_undo(dev, false);
+		return -ENOMEM;
 	}
 	dev->process_private = proc;
-
-	ret = vnapi_conn_probe(dev);
+	ret = vnapi_eth_dev_probe_finish(dev, rte_socket_id());
 	if (ret != 0)
-		goto err_release;
-	if (!params.server)
-		vnapi_backend_log_features(dev);
-
-	ret = vnapi_eth_dev_init(dev, rte_is_zero_ether_addr(&params.mac) ? NULL : &params.mac,
-				 rte_socket_id());
-	if (ret != 0)
-		goto err_disconnect;
+		return ret;
 	VNAPI_INIT_LOG(INFO, "%s: port %u on %s (%s), %u queue pair(s), ring size %u",
 		       name, dev->data->port_id, params.path,
 		       params.server ? "server: the back end connects" : "client",
 		       params.queues, params.queue_size);
 	return 0;
-
-err_disconnect:
-	vnapi_eth_dev_probe_undo(dev, true);
-	return ret;
-err_release:
-	vnapi_eth_dev_probe_undo(dev, false);
-	return ret;
 }
 
 static int
