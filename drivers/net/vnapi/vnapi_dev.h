@@ -255,6 +255,8 @@ struct vnapi_proc {
 	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */
 	bool violation_logged;
 	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_pci.h), else NULL. */
+	/** The MAC the device offers (virtio F_MAC), set while connecting; else NULL. */
+	const struct rte_ether_addr *dev_mac;
 };
 
 static inline bool

@@ -25,7 +25,6 @@
 #include "vnapi_intr.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
-#include "vnapi_pci.h"
 #include "vnapi_rxtx.h"
 #include "vnapi_stats.h"
 #include "vnapi_transport.h"
@@ -707,8 +706,8 @@ vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket)
 	 * read while connecting); else a random one. */
 	if (!rte_is_zero_ether_addr(&hw->params.mac))
 		mac = &hw->params.mac;
-	else if (proc->pci != NULL && proc->pci->has_mac)
-		mac = &proc->pci->mac;
+	else
+		mac = proc->dev_mac;
 	ret = vnapi_eth_dev_init(dev, mac, socket);
 	if (ret != 0)
 		goto err_disconnect;

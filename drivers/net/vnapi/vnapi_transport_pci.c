@@ -365,6 +365,7 @@ vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_
 	p->has_mac = (*offered >> VIRTIO_NET_F_MAC) & 1;
 	if (p->has_mac)
 		vpci_devcfg_read(p, VNET_CFG_MAC, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	((struct vnapi_proc *)dev->process_private)->dev_mac = p->has_mac ? &p->mac : NULL;
 	return 0;
 }
 
