@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""The driver's files form no cycle: no vnapi_X.c includes vnapi_Y.h while vnapi_Y.c includes
+vnapi_X.h (a module's header is its interface; a cycle means two concerns that cannot be read,
+tested or replaced apart). lib/ never includes the driver. Usage: test_layering.py SRCROOT."""
+
+import os
+import re
+import sys
+import unittest
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)\.h"', re.M)
+
+
+def module_includes(directory):
+    """{module: set of other modules whose header its .c file includes} for every .c file."""
+    mods = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith('.c'):
+            with open(os.path.join(directory, name)) as f:
+                mods[name[:-2]] = set(INCLUDE_RE.findall(f.read())) - {name[:-2]}
+    return {m: {h for h in inc if h in mods} for m, inc in mods.items()}
+
+
+def cycles(graph):
+    """Every cycle, as a list of modules, found by depth-first search (each reported once)."""
+    found, seen = [], set()
+
+    def walk(node, path):
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in path:
+                cyc = path[path.index(nxt):]
+                key = frozenset(cyc)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(cyc + [nxt])
+            elif len(path) < len(graph):
+                walk(nxt, path + [nxt])
+
+    for start in sorted(graph):
+        walk(start, [start])
+    return found
+
+
+class Layering(unittest.TestCase):
+    root = '.'
+
+    def test_finds_a_cycle(self):
+        # The checker itself can fail: a two-module and a three-module cycle.
+        self.assertEqual(cycles({'a': {'b'}, 'b': {'a'}}), [['a', 'b', 'a']])
+        self.assertEqual(len(cycles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}})), 1)
+        self.assertEqual(cycles({'a': {'b'}, 'b': set()}), [])
+
+    def test_driver_has_no_file_cycle(self):
+        g = module_includes(os.path.join(self.root, 'drivers', 'net', 'vnapi'))
+        self.assertGreater(len(g), 10)
+        self.assertEqual(cycles(g), [], 'driver files that include each other')
+
+    def test_libs_do_not_include_the_driver(self):
+        drv = os.path.join(self.root, 'drivers', 'net', 'vnapi')
+        headers = {n[:-2] for n in os.listdir(drv) if n.endswith('.h')}
+        self.assertIn('vnapi_dev', headers)
+        for lib in ('virtq', 'napi'):
+            d = os.path.join(self.root, 'lib', lib)
+            for name in sorted(os.listdir(d)):
+                if name.endswith(('.c', '.h')):
+                    with open(os.path.join(d, name)) as f:
+                        inc = INCLUDE_RE.findall(f.read())
+                    self.assertEqual([h for h in inc if h in headers], [],
+                                     'lib/%s/%s includes the driver' % (lib, name))
+
+
+if __name__ == '__main__':
+    Layering.root = sys.argv.pop(1) if len(sys.argv) > 1 else '.'
+    unittest.main(verbosity=2)
