@@ -52,23 +52,20 @@ h_check_ind(const struct fake_dev_chain *c, unsigned int cid, uint16_t out, uint
 {
 	uint32_t in_len = 0;
 	uint16_t k;
-	int ret = -1;
 
-	CHECK_EQ(c->indirect, indirect);
-	CHECK_EQ(c->ndescs, out + in);
-	CHECK_EQ(c->nring, indirect ? 1 : out + in);
-	CHECK_EQ(c->nout, out);
-	CHECK_EQ(c->nin, in);
+	EXPECT_EQ(c->indirect, indirect);
+	EXPECT_EQ(c->ndescs, out + in);
+	EXPECT_EQ(c->nring, indirect ? 1 : out + in);
+	EXPECT_EQ(c->nout, out);
+	EXPECT_EQ(c->nin, in);
 	for (k = 0; k < out + in; k++) {
-		CHECK_EQ(c->sg[k].addr, (uint64_t)(uintptr_t)t_ind_mem[cid % 16][k]);
-		CHECK_EQ(c->sg[k].len, len0 + k);
+		EXPECT_EQ(c->sg[k].addr, (uint64_t)(uintptr_t)t_ind_mem[cid % 16][k]);
+		EXPECT_EQ(c->sg[k].len, len0 + k);
 		if (k >= out)
 			in_len += len0 + k;
 	}
-	CHECK_EQ(c->in_len, in_len);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(c->in_len, in_len);
+	return 0;
 }
 
 /*

@@ -26,32 +26,29 @@ t_init_layout_split(struct harness *h)
 	struct virtq_avail *avail;
 	struct virtq_used *used;
 	uint16_t s = h->start;
-	int ret = -1;
 
-	CHECK_EQ(h->ring_size, 8192 + 4 + 256 * 8 + 2);
-	CHECK(virtq_desc_area(h->vq) == h->ring);
-	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
-	CHECK(virtq_device_area(h->vq) == h->ring + 8192);
+	EXPECT_EQ(h->ring_size, 8192 + 4 + 256 * 8 + 2);
+	EXPECT(virtq_desc_area(h->vq) == h->ring);
+	EXPECT(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	EXPECT(virtq_device_area(h->vq) == h->ring + 8192);
 	avail = virtq_driver_area(h->vq);
 	used = virtq_device_area(h->vq);
-	CHECK_EQ(avail->idx, s);
-	CHECK_EQ(used->idx, s);
-	CHECK_EQ(*virtq_avail_event(used, 256), s);
-	CHECK_EQ(used->flags, 0);
+	EXPECT_EQ(avail->idx, s);
+	EXPECT_EQ(used->idx, s);
+	EXPECT_EQ(*virtq_avail_event(used, 256), s);
+	EXPECT_EQ(used->flags, 0);
 	if (h->p.event_idx) {
-		CHECK_EQ(avail->flags, 0);
-		CHECK_EQ(*virtq_used_event(avail, 256), (uint16_t)(s - 1));
+		EXPECT_EQ(avail->flags, 0);
+		EXPECT_EQ(*virtq_used_event(avail, 256), (uint16_t)(s - 1));
 	} else {
-		CHECK_EQ(avail->flags, VIRTQ_AVAIL_F_NO_INTERRUPT);
-		CHECK_EQ(*virtq_used_event(avail, 256), 0);
+		EXPECT_EQ(avail->flags, VIRTQ_AVAIL_F_NO_INTERRUPT);
+		EXPECT_EQ(*virtq_used_event(avail, 256), 0);
 	}
 	/* The rest of the ring is zeroed. */
 	for (size_t i = 0; i < 256 * 16; i++)
-		CHECK_EQ(h->ring[i], 0);
-	CHECK_EQ(virtq_vring_base(h->vq), s);
-	ret = 0;
-teardown:
-	return ret;
+		EXPECT_EQ(h->ring[i], 0);
+	EXPECT_EQ(virtq_vring_base(h->vq), s);
+	return 0;
 }
 
 static int
@@ -64,33 +61,30 @@ t_init_layout_packed(struct harness *h)
 	uint16_t slot = s & 255;
 	bool w = h_wrap(h, s);
 	uint16_t i;
-	int ret = -1;
 
-	CHECK_EQ(h->ring_size, 256 * 16 + 64 + 4);
-	CHECK(virtq_desc_area(h->vq) == h->ring);
-	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
-	CHECK(virtq_device_area(h->vq) == h->ring + 256 * 16 + 64);
+	EXPECT_EQ(h->ring_size, 256 * 16 + 64 + 4);
+	EXPECT(virtq_desc_area(h->vq) == h->ring);
+	EXPECT(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	EXPECT(virtq_device_area(h->vq) == h->ring + 256 * 16 + 64);
 	/* Slots from the start on: used in the lap before; before it: used
 	 * in this lap. Nothing else written.
 	 */
 	for (i = 0; i < 256; i++) {
 		bool lap = i < slot ? w : !w;
 
-		CHECK_EQ(desc[i].flags, lap ? VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED : 0);
-		CHECK_EQ(desc[i].addr, 0);
-		CHECK_EQ(desc[i].len, 0);
-		CHECK_EQ(desc[i].id, 0);
+		EXPECT_EQ(desc[i].flags, lap ? VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED : 0);
+		EXPECT_EQ(desc[i].addr, 0);
+		EXPECT_EQ(desc[i].len, 0);
+		EXPECT_EQ(desc[i].id, 0);
 	}
-	CHECK_EQ(drv->flags, VIRTQ_EVENT_F_DISABLE);
-	CHECK_EQ(drv->off_wrap, 0);
-	CHECK_EQ(dev->flags, 0);
-	CHECK_EQ(dev->off_wrap, 0);
-	CHECK_EQ(virtq_vring_base(h->vq), h_pos_enc(h, s));
+	EXPECT_EQ(drv->flags, VIRTQ_EVENT_F_DISABLE);
+	EXPECT_EQ(drv->off_wrap, 0);
+	EXPECT_EQ(dev->flags, 0);
+	EXPECT_EQ(dev->off_wrap, 0);
+	EXPECT_EQ(virtq_vring_base(h->vq), h_pos_enc(h, s));
 	if (s == 0)
-		CHECK_EQ(virtq_vring_base(h->vq), 0x8000);   /* what DPDK virtio-user sends */
-	ret = 0;
-teardown:
-	return ret;
+		EXPECT_EQ(virtq_vring_base(h->vq), 0x8000);   /* what DPDK virtio-user sends */
+	return 0;
 }
 
 static int
@@ -241,14 +235,13 @@ t_need_event_table(const struct test_cfg *cfg)
 		{ 0x7FFF, 0x7FFF, 0xFFFF, false },
 	};
 	static const uint16_t bases[] = { 0, 1, 0x7FF8, 0xFFF0, 0xFFFB, 0xFFFF };
-	int ret = -1;
 	size_t i;
 
 	(void)cfg;
 	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
-		CHECK_EQ(virtq_need_event(edge[i].event, edge[i].new_idx, edge[i].old),
+		EXPECT_EQ(virtq_need_event(edge[i].event, edge[i].new_idx, edge[i].old),
 			 edge[i].expect);
-		CHECK_EQ(t_need_event_ref(edge[i].event, edge[i].new_idx, edge[i].old),
+		EXPECT_EQ(t_need_event_ref(edge[i].event, edge[i].new_idx, edge[i].old),
 			 edge[i].expect);
 	}
 	/* Exhaustive over small windows around 0, 2^15 and the wrap:
@@ -266,15 +259,13 @@ t_need_event_table(const struct test_cfg *cfg)
 					    t_need_event_ref(ev, new_idx, old)) {
 						printf("#   event %u new %u old %u\n", ev, new_idx,
 						       old);
-						goto teardown;
+						return -1;
 					}
 				}
 			}
 		}
 	}
-	ret = 0;
-teardown:
-	return ret;
+	return 0;
 }
 
 /* Per-slot expectations of the wrap test. */
