@@ -285,23 +285,40 @@ test_both_thresholds(struct napi_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The race at arming each race case starts with: the next enable returns
+ * enable_ret once (0: none) and n packets land right after it. The empty
+ * round finds them at the re-check: one race, the queue stays scheduled and
+ * the context does not sleep. Whether the queue is left armed (in the
+ * context's stats and at the port), the race disarms and the port's
+ * disables are the case's.
+ */
 static int
-test_race_eagain_disarms(struct napi_ctx *ctx)
+race_at_arming(struct napi_ctx *ctx, int enable_ret, uint32_t n, bool armed,
+	       uint64_t race_disarms, unsigned int disables)
 {
 	struct napi_queue_stats s;
 
-	fp.q[0].enable_ret_once = -EAGAIN;
-	fp.q[0].arrive_on_enable = 2;
+	fp.q[0].enable_ret_once = enable_ret;
+	fp.q[0].arrive_on_enable = n;
 	EXPECT_EQ(napi_poll_once(ctx), 0);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.arms, 1);
 	EXPECT_EQ(s.races, 1);
-	EXPECT_EQ(s.race_disarms, 1);
+	EXPECT_EQ(s.race_disarms, race_disarms);
 	EXPECT(s.scheduled);
-	EXPECT(!s.armed);
-	EXPECT(!fp.q[0].armed);
-	EXPECT_EQ(fp.q[0].disables, 0);  /* the port disarmed itself */
-	EXPECT_EQ(fp.waits, 0);          /* did not sleep */
+	EXPECT_EQ(s.armed, armed);
+	EXPECT_EQ(fp.q[0].armed, armed);
+	EXPECT_EQ(fp.q[0].disables, disables);
+	EXPECT_EQ(fp.waits, 0);
+	return 0;
+}
+
+static int
+test_race_eagain_disarms(struct napi_ctx *ctx)
+{
+	/* the port disarmed itself: no disable call */
+	EXPECT_EQ(race_at_arming(ctx, -EAGAIN, 2, false, 1, 0), 0);
 	EXPECT_EQ(napi_poll_once(ctx), 2);
 	return 0;
 }
@@ -309,20 +326,10 @@ test_race_eagain_disarms(struct napi_ctx *ctx)
 static int
 test_race_queue_count_disarms(struct napi_ctx *ctx)
 {
-	struct napi_queue_stats s;
-
-	fp.q[0].arrive_on_enable = 1;
-	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(race_at_arming(ctx, 0, 1, false, 1, 1), 0);
 	EXPECT_EQ(fp.q[0].enables, 1);
 	EXPECT_EQ(fp.q[0].counts, 1);
-	EXPECT_EQ(fp.q[0].disables, 1);
-	EXPECT(!fp.q[0].armed);
 	EXPECT(!fp.q[0].signalled);
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.races, 1);
-	EXPECT_EQ(s.race_disarms, 1);
-	EXPECT(s.scheduled && !s.armed);
-	EXPECT_EQ(fp.waits, 0);
 	EXPECT_EQ(napi_poll_once(ctx), 1);
 	/* next empty round arms cleanly and sleeps */
 	EXPECT_EQ(napi_poll_once(ctx), 0);
@@ -334,28 +341,19 @@ test_race_queue_count_disarms(struct napi_ctx *ctx)
 static int
 test_race_rule_off_stays_armed(struct napi_ctx *ctx)
 {
-	struct napi_queue_stats s;
-
-	fp.q[0].arrive_on_enable = 1;
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.races, 1);
-	EXPECT_EQ(s.race_disarms, 0);
-	EXPECT_EQ(fp.q[0].disables, 0);
-	EXPECT(fp.q[0].armed);
-	EXPECT(s.armed && s.scheduled);   /* armed and still polled */
-	EXPECT_EQ(fp.waits, 0);
+	/* armed and still polled */
+	EXPECT_EQ(race_at_arming(ctx, 0, 1, true, 0, 0), 0);
 	/* packets keep coming while it is armed: the port signals */
 	fake_arrive(&fp, 0, 3);
 	EXPECT_EQ(napi_poll_once(ctx), 4);
 	EXPECT(fp.q[0].signalled);
 	/* empty: arms again (already armed), goes to sleep, the stale
-	 * signal wakes it at once */
+	 * signal wakes it at once
+	 */
 	EXPECT_EQ(napi_poll_once(ctx), 0);
 	EXPECT_EQ(fp.q[0].enables, 2);
 	EXPECT_EQ(fp.waits, 1);
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.wakeups, 1);
+	EXPECT_EQ(qstats(ctx, 0).wakeups, 1);
 	EXPECT_EQ(napi_poll_once(ctx), 0);
 	EXPECT_EQ(qstats(ctx, 0).spurious_wakeups, 1);
 	return 0;
@@ -365,23 +363,13 @@ static int
 test_race_eagain_rule_off(struct napi_ctx *ctx)
 {
 	/* -EAGAIN: the port already disarmed; nothing to leave armed. */
-	struct napi_queue_stats s;
-
-	fp.q[0].enable_ret_once = -EAGAIN;
-	fp.q[0].arrive_on_enable = 1;
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.races, 1);
-	EXPECT(s.scheduled && !s.armed);
-	EXPECT_EQ(fp.q[0].disables, 0);
-	return 0;
+	return race_at_arming(ctx, -EAGAIN, 1, false, 1, 0);
 }
 
 static int
 test_no_queue_count(struct napi_ctx *ctx)
 {
 	/* Without rx_queue_count (net_virtio_user) there is no re-check. */
-
 	fp.count_supported = false;
 	fp.q[0].arrive_on_enable = 1;
 	EXPECT_EQ(napi_poll_once(ctx), 0);
