@@ -758,6 +758,32 @@ teardown:
 	return ret;
 }
 
+/* What stats_exact expects of one queue's counters and state. */
+struct qstats_want {
+	uint64_t polls, empty_polls, full_polls, packets, arms, races, race_disarms;
+	uint64_t wakeups, spurious_wakeups, wakeup_packets;
+	bool armed, scheduled;
+};
+
+/* Every counter and both state flags of @p got equal @p want's. */
+static int
+expect_qstats(const struct napi_queue_stats *got, const struct qstats_want *want)
+{
+	EXPECT_EQ(got->polls, want->polls);
+	EXPECT_EQ(got->empty_polls, want->empty_polls);
+	EXPECT_EQ(got->full_polls, want->full_polls);
+	EXPECT_EQ(got->packets, want->packets);
+	EXPECT_EQ(got->arms, want->arms);
+	EXPECT_EQ(got->races, want->races);
+	EXPECT_EQ(got->race_disarms, want->race_disarms);
+	EXPECT_EQ(got->wakeups, want->wakeups);
+	EXPECT_EQ(got->spurious_wakeups, want->spurious_wakeups);
+	EXPECT_EQ(got->wakeup_packets, want->wakeup_packets);
+	EXPECT_EQ(got->armed, want->armed);
+	EXPECT_EQ(got->scheduled, want->scheduled);
+	return 0;
+}
+
 static int
 test_stats_exact(struct napi_ctx *ctx)
 {
@@ -788,25 +814,12 @@ test_stats_exact(struct napi_ctx *ctx)
 	napi_stats_get(ctx, &ls, NULL, 0);
 	q0 = qstats(ctx, 0);
 	q1 = qstats(ctx, 1);
-	EXPECT_EQ(q0.polls, 5);
-	EXPECT_EQ(q0.empty_polls, 2);
-	EXPECT_EQ(q0.full_polls, 1);
-	EXPECT_EQ(q0.packets, 74);
-	EXPECT_EQ(q0.arms, 2);
-	EXPECT_EQ(q0.races, 0);
-	EXPECT_EQ(q0.wakeups, 1);
-	EXPECT_EQ(q0.spurious_wakeups, 0);
-	EXPECT_EQ(q0.wakeup_packets, 4);
-	EXPECT(q0.armed && !q0.scheduled);
-	EXPECT_EQ(q1.polls, 4);
-	EXPECT_EQ(q1.empty_polls, 2);
-	EXPECT_EQ(q1.full_polls, 0);
-	EXPECT_EQ(q1.packets, 4);
-	EXPECT_EQ(q1.arms, 2);
-	EXPECT_EQ(q1.races, 1);
-	EXPECT_EQ(q1.race_disarms, 1);
-	EXPECT_EQ(q1.wakeups, 0);
-	EXPECT(q1.armed && !q1.scheduled);
+	EXPECT_EQ(expect_qstats(&q0, &(const struct qstats_want){
+		.polls = 5, .empty_polls = 2, .full_polls = 1, .packets = 74, .arms = 2,
+		.wakeups = 1, .wakeup_packets = 4, .armed = true }), 0);
+	EXPECT_EQ(expect_qstats(&q1, &(const struct qstats_want){
+		.polls = 4, .empty_polls = 2, .packets = 4, .arms = 2, .races = 1,
+		.race_disarms = 1, .armed = true }), 0);
 	EXPECT_EQ(ls.rounds, 7);
 	EXPECT_EQ(ls.polls, 9);
 	EXPECT_EQ(ls.empty_polls, 4);
