@@ -26,6 +26,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "ref_cksum.h"
 #include "unit_check.h"
 #include "unit_tap.h"
 #include "vnapi_net_hdr.h"
@@ -132,14 +133,8 @@ ref_l4_cksum(struct rte_mbuf *m, bool v6, uint32_t csum_off)
 {
 	uint8_t *l3 = l3_of(m);
 	uint8_t *l4 = l3 + (v6 ? IP6_LEN : IP4_LEN);
-	uint16_t saved, ref;
 
-	memcpy(&saved, l4 + csum_off, 2);
-	memset(l4 + csum_off, 0, 2);
-	ref = v6 ? rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3, l4) :
-		   rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)l3, l4);
-	memcpy(l4 + csum_off, &saved, 2);
-	return ref;
+	return ref_udptcp_cksum(l3, l4, v6, l4 + csum_off);
 }
 
 /* Complete the checksum as the device does for NEEDS_CSUM. */
