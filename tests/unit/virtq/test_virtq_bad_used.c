@@ -178,28 +178,22 @@ t_bad_used_jump(const struct test_cfg *cfg)
 
 /* used_count() sees a jump too, and breaks the queue the same way. */
 static int
-t_bad_used_jump_count(const struct test_cfg *cfg)
+t_bad_used_jump_count(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
-	int ret = -1;
-
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 1);
-	CHECK_EQ(virtq_used_count(h.vq), 1);
-	CHECK_EQ(h_drain(&h), 1);
-	CHECK_EQ(h_add_in(&h, 2), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_complete_all(h), 1);
+	EXPECT_EQ(virtq_used_count(h->vq), 1);
+	EXPECT_EQ(h_drain(h), 1);
+	EXPECT_EQ(h_add_in(h, 2), 0);
 	/* Exactly num + 1 past the last used: one too many. */
-	fake_dev_inject_used_jump(&h.dev);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_used_count(h.vq), 0);
-	CHECK_EQ(h_check_broken(&h, "used idx moved more than num past the last used"), 0);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(2));
-	CHECK(virtq_detach_unused(h.vq) == NULL);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	fake_dev_inject_used_jump(&h->dev);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_used_count(h->vq), 0);
+	EXPECT_EQ(h_check_broken(h, "used idx moved more than num past the last used"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == COOKIE(2));
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
+	return 0;
 }
 
 /*
@@ -252,34 +246,29 @@ teardown:
 
 /* len == writable length is fine; a chain with nothing writable reports 0. */
 static int
-t_used_len_bounds(const struct test_cfg *cfg)
+t_used_len_bounds(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct fake_dev_chain a, b;
 	void *cookies[2];
 	uint32_t lens[2];
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_add_chain(&h, 1, 1, 2, 20), 0);
-	CHECK_EQ(h_add_chain(&h, 2, 3, 0, 20), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_pop(&h, &a), 0);
-	CHECK_EQ(h_dev_pop(&h, &b), 0);
-	CHECK_EQ(a.in_len, 40);
-	CHECK_EQ(b.in_len, 0);
-	CHECK_EQ(fake_dev_push(&h.dev, &a, 40), 0);
-	CHECK_EQ(fake_dev_push(&h.dev, &b, 0xFFFFFFFFu), 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, 2), 2);
-	CHECK(cookies[0] == COOKIE(1) && cookies[1] == COOKIE(2));
-	CHECK_EQ(lens[0], 40);
-	CHECK_EQ(lens[1], 0);
-	CHECK(!virtq_is_broken(h.vq));
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	EXPECT_EQ(h_add_chain(h, 1, 1, 2, 20), 0);
+	EXPECT_EQ(h_add_chain(h, 2, 3, 0, 20), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &a), 0);
+	EXPECT_EQ(h_dev_pop(h, &b), 0);
+	EXPECT_EQ(a.in_len, 40);
+	EXPECT_EQ(b.in_len, 0);
+	EXPECT_EQ(fake_dev_push(&h->dev, &a, 40), 0);
+	EXPECT_EQ(fake_dev_push(&h->dev, &b, 0xFFFFFFFFu), 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, 2), 2);
+	EXPECT(cookies[0] == COOKIE(1) && cookies[1] == COOKIE(2));
+	EXPECT_EQ(lens[0], 40);
+	EXPECT_EQ(lens[1], 0);
+	EXPECT(!virtq_is_broken(h->vq));
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	return 0;
 }
 
 /*
@@ -288,57 +277,52 @@ teardown:
  * not published.
  */
 static int
-t_packed_unexpected(const struct test_cfg *cfg)
+t_packed_unexpected(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct fake_dev_chain c;
 	void *cookies[4];
 	void *cookie;
 	bool seen[3] = { false, false, false };
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_round_trip(&h, 3), 0);
-	fake_dev_push_raw(&h.dev, 0, 0);            /* nothing is in flight */
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
-	CHECK_EQ(h_check_broken(&h, "used descriptor where none was expected"), 0);
-	CHECK(virtq_detach_unused(h.vq) == NULL);
+	EXPECT_EQ(h_round_trip(h, 3), 0);
+	fake_dev_push_raw(&h->dev, 0, 0);            /* nothing is in flight */
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, NULL, 4), 0);
+	EXPECT_EQ(h_check_broken(h, "used descriptor where none was expected"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
 
 	/* The same through used_count, with an unpublished buffer added. */
-	CHECK_EQ(h_restart(&h, h.start), 0);
-	CHECK_EQ(h_round_trip(&h, 2), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	fake_dev_push_raw(&h.dev, 0, 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_used_count(h.vq), 0);
-	CHECK_EQ(h_check_broken(&h, "used descriptor where none was expected"), 0);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(1));
-	CHECK(virtq_detach_unused(h.vq) == NULL);
+	EXPECT_EQ(h_restart(h, h->start), 0);
+	EXPECT_EQ(h_round_trip(h, 2), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	fake_dev_push_raw(&h->dev, 0, 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_used_count(h->vq), 0);
+	EXPECT_EQ(h_check_broken(h, "used descriptor where none was expected"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == COOKIE(1));
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
 
 	/* One published, one not: the device returns the unpublished id. */
-	CHECK_EQ(h_restart(&h, h.start), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	h_kick(&h);
-	CHECK_EQ(h_add_in(&h, 2), 0);               /* id 1, not published */
-	CHECK_EQ(h_dev_pop(&h, &c), 0);
-	CHECK_EQ(c.id, 0);
-	CHECK_EQ(fake_dev_pop(&h.dev, &c), 0);      /* invisible to the device */
-	fake_dev_push_raw(&h.dev, 1, 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
-	CHECK(virtq_is_broken(h.vq));
-	CHECK(strcmp(virtq_broken_reason(h.vq), "used id is not an outstanding buffer") == 0);
-	while ((cookie = virtq_detach_unused(h.vq)) != NULL) {
-		CHECK(COOKIE_ID(cookie) >= 1 && COOKIE_ID(cookie) <= 2);
-		CHECK(!seen[COOKIE_ID(cookie)]);
+	EXPECT_EQ(h_restart(h, h->start), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_add_in(h, 2), 0);               /* id 1, not published */
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	EXPECT_EQ(c.id, 0);
+	EXPECT_EQ(fake_dev_pop(&h->dev, &c), 0);      /* invisible to the device */
+	fake_dev_push_raw(&h->dev, 1, 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, NULL, 4), 0);
+	EXPECT(virtq_is_broken(h->vq));
+	EXPECT(strcmp(virtq_broken_reason(h->vq), "used id is not an outstanding buffer") == 0);
+	while ((cookie = virtq_detach_unused(h->vq)) != NULL) {
+		EXPECT(COOKIE_ID(cookie) >= 1 && COOKIE_ID(cookie) <= 2);
+		EXPECT(!seen[COOKIE_ID(cookie)]);
 		seen[COOKIE_ID(cookie)] = true;
 	}
-	CHECK(seen[1] && seen[2]);
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	ret = 0;
-teardown:
-	return h_end_clean(&h, ret);
+	EXPECT(seen[1] && seen[2]);
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	return 0;
 }
 
 /*
@@ -417,12 +401,15 @@ static const struct test_case cases[] = {
 	{ "bad used: id returned twice", t_bad_id_twice, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "bad used: len too large", t_bad_len, RUN_ALL, ON_BOTH },
 	{ "bad used: used idx jump", t_bad_used_jump, RUN_ALL, ON_SPLIT , ORDER_ANY },
-	{ "bad used: used idx jump seen by used_count", t_bad_used_jump_count, RUN_ALL, ON_SPLIT , ORDER_ANY },
-	{ "bad used: used descriptor where none expected", t_packed_unexpected, RUN_ALL,
-	  ON_PACKED },
+	{ "bad used: used idx jump seen by used_count", NULL, RUN_ALL, ON_SPLIT , ORDER_ANY,
+	  .hfn = t_bad_used_jump_count, .num = 8, .end = H_END },
+	{ "bad used: used descriptor where none expected", NULL, RUN_ALL,
+	  ON_PACKED,
+	  .hfn = t_packed_unexpected, .num = 8, .end = H_END_CLEAN },
 	{ "used idx bounds", t_used_idx_bounds, RUN_ALL, ON_SPLIT , ORDER_ANY },
 	{ "packed ring edges", t_packed_ring_edges, RUN_ALL, ON_PACKED },
-	{ "used len bounds", t_used_len_bounds, RUN_ALL, ON_BOTH },
+	{ "used len bounds", NULL, RUN_ALL, ON_BOTH,
+	  .hfn = t_used_len_bounds, .num = 8, .end = H_END },
 };
 
 const struct test_section test_section_bad_used = { cases, RTE_DIM(cases) };

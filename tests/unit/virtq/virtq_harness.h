@@ -19,6 +19,11 @@
  * teardown:
  *	return h_end_healthy(&h, ret);     (or h_end_clean(), h_end())
  *
+ * or, when it needs one harness set up the common way, is
+ * `int hfn(struct harness *h, const struct test_cfg *cfg)` with the queue
+ * size (num) and the end (end) in its table row: test_virtq.c sets the
+ * harness up and ends it, and the body checks with EXPECT/EXPECT_EQ.
+ *
  * A section lists its cases in a `struct test_case` table and exports it
  * as `const struct test_section test_section_<name>`; test_virtq.c runs
  * every section's table over every configuration the case asks for.
@@ -72,6 +77,15 @@ enum test_order {
 	ORDER_ONLY,     /* in-order rules: with in_order only */
 };
 
+struct harness;
+
+/* How the runner ends a harness case (h_end(), h_end_clean(), h_end_healthy()). */
+enum h_end_kind {
+	H_END,
+	H_END_CLEAN,
+	H_END_HEALTHY,
+};
+
 struct test_case {
 	const char *name;
 	int (*fn)(const struct test_cfg *cfg);
@@ -82,6 +96,13 @@ struct test_case {
 	 * size its cfg->indirect_max says (0: none).
 	 */
 	uint16_t indirect_max;
+	/* Or (fn NULL) a case on a harness the runner owns: a queue of num
+	 * entries set up before hfn runs and ended as end says after it, so
+	 * the case body holds only its script and checks.
+	 */
+	int (*hfn)(struct harness *h, const struct test_cfg *cfg);
+	uint16_t num;
+	enum h_end_kind end;
 };
 
 /* One file's cases. */
