@@ -110,13 +110,13 @@ test_run_harness(const struct test_case *tc, const struct test_cfg *cfg)
 	struct harness h;
 	int ret = -1;
 
-	if (h_setup(&h, cfg, tc->num) != 0) {
-		printf("#   h_setup(%u entries) failed\n", tc->num);
+	if (h_setup_ind(&h, cfg, tc->h.num, tc->h.ind) != 0) {
+		printf("#   h_setup_ind(%u entries, indirect %u) failed\n", tc->h.num, tc->h.ind);
 		goto teardown;
 	}
-	ret = tc->hfn(&h, cfg);
+	ret = tc->h.body(&h, cfg);
 teardown:
-	switch (tc->end) {
+	switch (tc->h.end) {
 	case H_END_CLEAN:
 		return h_end_clean(&h, ret);
 	case H_END_HEALTHY:
