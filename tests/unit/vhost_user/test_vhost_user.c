@@ -1056,89 +1056,61 @@ teardown:
 
 static const bool ack_off = false, ack_on = true;
 
-/* What each run_on_backend() row of fixed_cases[] starts and runs. */
-static const struct on_backend on_no_fd_flag_ack_off = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.script = test_no_fd_flag,
-};
-static const struct on_backend on_no_fd_flag_ack_on = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.ack = true,
-	.script = test_no_fd_flag,
-};
-static const struct on_backend on_set_pf_no_ack = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.ack = true,
-	.script = test_set_protocol_features_no_ack,
-};
-static const struct on_backend on_peer_gone = {
-	.cfg = { .features = 1 },
-	.script = test_peer_gone,
-};
-static const struct on_backend on_send_after_disconnect = {
-	.cfg = { .features = 1 },
-	.script = test_send_after_disconnect,
-};
-static const struct on_backend on_disconnect_no_reply = {
-	.cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT },
-	.script = test_disconnect_no_reply,
-};
-static const struct on_backend on_debug_trace = {
-	.cfg = { .features = 1 },
-	.script = test_debug_trace,
-};
-static const struct on_backend on_mem_table_limits = {
-	.cfg = { .features = 1 },
-	.script = test_mem_table_limits,
-};
-static const struct on_backend on_unsolicited_poll_msg = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_msg,
-};
-static const struct on_backend on_unsolicited_poll_fd = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_fd,
-};
-static const struct on_backend on_unsolicited_poll_dup = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_dup,
-};
-static const struct on_backend on_unsolicited_before_msg = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_before_request,
-	.arg = &unsolicited_msg,
-};
-static const struct on_backend on_unsolicited_before_fd = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_before_request,
-	.arg = &unsolicited_fd,
-};
+/*
+ * A fixed_cases[] row that runs on_backend's script on a back end of the
+ * given configuration (struct on_backend's fields, designated); the compound
+ * literal has static storage at file scope, so the row needs no named
+ * on_backend.
+ */
+#define ON_BACKEND(name, ...) \
+	{ name, run_on_backend, &(const struct on_backend){ __VA_ARGS__ } }
 
 static const struct unit_case fixed_cases[] = {
 	{ "request names", test_request_names, NULL },
 	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
 	{ "negotiation sequence, REPLY_ACK on", test_negotiation, &ack_on },
-	{ "kick/call no-fd flag, REPLY_ACK off", run_on_backend, &on_no_fd_flag_ack_off },
-	{ "kick/call no-fd flag, REPLY_ACK on", run_on_backend, &on_no_fd_flag_ack_on },
-	{ "SET_PROTOCOL_FEATURES never asks for an ack", run_on_backend, &on_set_pf_no_ack },
-	{ "peer_gone: live, then back end closes", run_on_backend, &on_peer_gone },
-	{ "send after disconnect: -EPIPE, no SIGPIPE", run_on_backend, &on_send_after_disconnect },
-	{ "disconnect after a no-reply request", run_on_backend, &on_disconnect_no_reply },
-	{ "debug trace: one line per request and reply", run_on_backend, &on_debug_trace },
+	ON_BACKEND("kick/call no-fd flag, REPLY_ACK off",
+		   .script = test_no_fd_flag,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) }),
+	ON_BACKEND("kick/call no-fd flag, REPLY_ACK on",
+		   .script = test_no_fd_flag,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+		   .ack = true),
+	ON_BACKEND("SET_PROTOCOL_FEATURES never asks for an ack",
+		   .script = test_set_protocol_features_no_ack,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+		   .ack = true),
+	ON_BACKEND("peer_gone: live, then back end closes",
+		   .script = test_peer_gone, .cfg = { .features = 1 }),
+	ON_BACKEND("send after disconnect: -EPIPE, no SIGPIPE",
+		   .script = test_send_after_disconnect, .cfg = { .features = 1 }),
+	ON_BACKEND("disconnect after a no-reply request",
+		   .script = test_disconnect_no_reply,
+		   .cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT }),
+	ON_BACKEND("debug trace: one line per request and reply",
+		   .script = test_debug_trace, .cfg = { .features = 1 }),
 	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
 	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
 	{ "connect: refused, bounded retry", test_connect_refused, NULL },
 	{ "connect: back end listens late", test_connect_retry, NULL },
 	{ "connect: path too long / empty", test_connect_bad_path, NULL },
-	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", run_on_backend, &on_mem_table_limits },
-	{ "unsolicited message after a reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_msg },
-	{ "unsolicited message with an fd: read, fd closed, -EPROTO", run_on_backend, &on_unsolicited_poll_fd },
-	{ "late (duplicate) reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_dup },
-	{ "unsolicited message before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_msg },
-	{ "unsolicited fd before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_fd },
+	ON_BACKEND("set_mem_table: 9 regions -E2BIG, bad fd -EBADF",
+		   .script = test_mem_table_limits, .cfg = { .features = 1 }),
+	ON_BACKEND("unsolicited message after a reply: read, -EPROTO",
+		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
+		   .arg = &unsolicited_msg),
+	ON_BACKEND("unsolicited message with an fd: read, fd closed, -EPROTO",
+		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
+		   .arg = &unsolicited_fd),
+	ON_BACKEND("late (duplicate) reply: read, -EPROTO",
+		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
+		   .arg = &unsolicited_dup),
+	ON_BACKEND("unsolicited message before a request: -EPROTO, closed",
+		   .script = test_unsolicited_before_request, .cfg = { .features = 0x1234 },
+		   .arg = &unsolicited_msg),
+	ON_BACKEND("unsolicited fd before a request: -EPROTO, closed",
+		   .script = test_unsolicited_before_request, .cfg = { .features = 0x1234 },
+		   .arg = &unsolicited_fd),
 	{ "server: stale socket removed, live or foreign refused, accept", test_listen, NULL },
 };
 
