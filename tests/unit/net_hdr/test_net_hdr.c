@@ -121,6 +121,24 @@ build(struct rte_mbuf *m, bool v6, uint8_t proto, uint32_t payload)
 	m->ol_flags = v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4;
 }
 
+/*
+ * A two-segment packet: build()'s packet (ol_flags cleared) in @p m over
+ * small_buf, then @p len2 more bytes in @p m2 over small_buf2.
+ */
+static void
+build_chain(struct rte_mbuf *m, struct rte_mbuf *m2, bool v6, uint8_t proto, uint32_t payload,
+	    uint16_t len2)
+{
+	mbuf_init(m, small_buf, SMALL_BUF);
+	mbuf_init(m2, small_buf2, SMALL_BUF);
+	build(m, v6, proto, payload);
+	m->ol_flags = 0;
+	m2->data_len = len2;
+	m->next = m2;
+	m->nb_segs = 2;
+	m->pkt_len += len2;
+}
+
 static uint8_t *
 l3_of(struct rte_mbuf *m)
 {
@@ -464,14 +482,7 @@ t_rx_decode(const void *arg __rte_unused)
 	EXPECT_EQ(m.packet_type, ptype4);
 
 	/* GSO TCPV6 | ECN over a two-segment chain. */
-	mbuf_init(&m, small_buf, SMALL_BUF);
-	mbuf_init(&m2, small_buf2, SMALL_BUF);
-	build(&m, true, IPPROTO_TCP, 1000);
-	m.ol_flags = 0;
-	m2.data_len = 1500;
-	m.next = &m2;
-	m.nb_segs = 2;
-	m.pkt_len += 1500;
+	build_chain(&m, &m2, true, IPPROTO_TCP, 1000, 1500);
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, VNAPI_NET_HDR_GSO_TCPV6 | VNAPI_NET_HDR_GSO_ECN,
 		   74, 1220, 54, 16);
 	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
@@ -610,14 +621,7 @@ t_rx_hostile(const void *arg __rte_unused)
 		struct rte_mbuf m2;
 		struct vnapi_net_hdr h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 14, 100);
 
-		mbuf_init(&m, small_buf, SMALL_BUF);
-		mbuf_init(&m2, small_buf2, SMALL_BUF);
-		build(&m, false, IPPROTO_UDP, 50);
-		m.ol_flags = 0;
-		m2.data_len = 500;
-		m.next = &m2;
-		m.nb_segs = 2;
-		m.pkt_len += 500;
+		build_chain(&m, &m2, false, IPPROTO_UDP, 50, 500);
 		saved = m;
 		EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_BAD_CSUM);
 		EXPECT(memcmp(&saved, &m, sizeof(m)) == 0);
