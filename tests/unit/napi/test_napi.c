@@ -758,27 +758,18 @@ teardown:
 	return ret;
 }
 
-/* What stats_exact expects of one queue's counters and state. */
-struct qstats_want {
-	uint64_t polls, empty_polls, full_polls, packets, arms, races, race_disarms;
-	uint64_t wakeups, spurious_wakeups, wakeup_packets;
-	bool armed, scheduled;
-};
+/* The counters of struct napi_queue_stats that stats_exact compares. */
+#define QSTATS_COUNTERS(X) \
+	X(polls) X(empty_polls) X(full_polls) X(packets) X(arms) X(races) X(race_disarms) \
+	X(wakeups) X(spurious_wakeups) X(wakeup_packets)
 
-/* Every counter and both state flags of @p got equal @p want's. */
+/* Every counter above and both state flags of @p got equal @p want's. */
 static int
-expect_qstats(const struct napi_queue_stats *got, const struct qstats_want *want)
+expect_qstats(const struct napi_queue_stats *got, const struct napi_queue_stats *want)
 {
-	EXPECT_EQ(got->polls, want->polls);
-	EXPECT_EQ(got->empty_polls, want->empty_polls);
-	EXPECT_EQ(got->full_polls, want->full_polls);
-	EXPECT_EQ(got->packets, want->packets);
-	EXPECT_EQ(got->arms, want->arms);
-	EXPECT_EQ(got->races, want->races);
-	EXPECT_EQ(got->race_disarms, want->race_disarms);
-	EXPECT_EQ(got->wakeups, want->wakeups);
-	EXPECT_EQ(got->spurious_wakeups, want->spurious_wakeups);
-	EXPECT_EQ(got->wakeup_packets, want->wakeup_packets);
+#define EXPECT_COUNTER(f) EXPECT_EQ(got->f, want->f);
+	QSTATS_COUNTERS(EXPECT_COUNTER)
+#undef EXPECT_COUNTER
 	EXPECT_EQ(got->armed, want->armed);
 	EXPECT_EQ(got->scheduled, want->scheduled);
 	return 0;
@@ -814,10 +805,10 @@ test_stats_exact(struct napi_ctx *ctx)
 	napi_stats_get(ctx, &ls, NULL, 0);
 	q0 = qstats(ctx, 0);
 	q1 = qstats(ctx, 1);
-	EXPECT_EQ(expect_qstats(&q0, &(const struct qstats_want){
+	EXPECT_EQ(expect_qstats(&q0, &(const struct napi_queue_stats){
 		.polls = 5, .empty_polls = 2, .full_polls = 1, .packets = 74, .arms = 2,
 		.wakeups = 1, .wakeup_packets = 4, .armed = true }), 0);
-	EXPECT_EQ(expect_qstats(&q1, &(const struct qstats_want){
+	EXPECT_EQ(expect_qstats(&q1, &(const struct napi_queue_stats){
 		.polls = 4, .empty_polls = 2, .packets = 4, .arms = 2, .races = 1,
 		.race_disarms = 1, .armed = true }), 0);
 	EXPECT_EQ(ls.rounds, 7);
