@@ -1065,6 +1065,15 @@ static const bool ack_off = false, ack_on = true;
 #define ON_BACKEND(name, ...) \
 	{ name, run_on_backend, &(const struct on_backend){ __VA_ARGS__ } }
 
+/*
+ * A row of the unsolicited-message cases: test_unsolicited_<when> with
+ * unsolicited_<what>, on a back end that offers features 0x1234 (the
+ * script's get_features reply).
+ */
+#define UNSOLICITED(name, when, what) \
+	ON_BACKEND(name, .script = test_unsolicited_##when, .cfg = { .features = 0x1234 }, \
+		   .arg = &unsolicited_##what)
+
 static const struct unit_case fixed_cases[] = {
 	{ "request names", test_request_names, NULL },
 	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
@@ -1096,21 +1105,11 @@ static const struct unit_case fixed_cases[] = {
 	{ "connect: path too long / empty", test_connect_bad_path, NULL },
 	ON_BACKEND("set_mem_table: 9 regions -E2BIG, bad fd -EBADF",
 		   .script = test_mem_table_limits, .cfg = { .features = 1 }),
-	ON_BACKEND("unsolicited message after a reply: read, -EPROTO",
-		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
-		   .arg = &unsolicited_msg),
-	ON_BACKEND("unsolicited message with an fd: read, fd closed, -EPROTO",
-		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
-		   .arg = &unsolicited_fd),
-	ON_BACKEND("late (duplicate) reply: read, -EPROTO",
-		   .script = test_unsolicited_poll, .cfg = { .features = 0x1234 },
-		   .arg = &unsolicited_dup),
-	ON_BACKEND("unsolicited message before a request: -EPROTO, closed",
-		   .script = test_unsolicited_before_request, .cfg = { .features = 0x1234 },
-		   .arg = &unsolicited_msg),
-	ON_BACKEND("unsolicited fd before a request: -EPROTO, closed",
-		   .script = test_unsolicited_before_request, .cfg = { .features = 0x1234 },
-		   .arg = &unsolicited_fd),
+	UNSOLICITED("unsolicited message after a reply: read, -EPROTO", poll, msg),
+	UNSOLICITED("unsolicited message with an fd: read, fd closed, -EPROTO", poll, fd),
+	UNSOLICITED("late (duplicate) reply: read, -EPROTO", poll, dup),
+	UNSOLICITED("unsolicited message before a request: -EPROTO, closed", before_request, msg),
+	UNSOLICITED("unsolicited fd before a request: -EPROTO, closed", before_request, fd),
 	{ "server: stale socket removed, live or foreign refused, accept", test_listen, NULL },
 };
 
