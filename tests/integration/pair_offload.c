@@ -24,6 +24,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "../unit/common/ref_cksum.h"
 #include "pair_offload.h"
 #include "peer_frame.h"
 #include "peer_util.h"
@@ -130,14 +131,8 @@ ol_ref_cksum(uint8_t *b, bool ipv6, uint8_t proto)
 {
 	uint32_t pos = ol_csum_pos(ipv6, proto);
 	uint8_t *l3 = b + OL_ETH, *l4 = l3 + ol_l3_len(ipv6);
-	uint16_t saved, ref;
 
-	memcpy(&saved, b + pos, 2);
-	memset(b + pos, 0, 2);
-	ref = ipv6 ? rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3, l4) :
-		     rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)l3, l4);
-	memcpy(b + pos, &saved, 2);
-	return ref;
+	return ref_udptcp_cksum(l3, l4, ipv6, b + pos);
 }
 
 static void

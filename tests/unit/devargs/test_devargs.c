@@ -84,13 +84,13 @@ one_line_naming(const char *w1, const char *w2)
  * (VNAPI_DEVARGS), each compared as its parser's type: a key added there is
  * checked here without an edit.
  */
-#define CHECK_FIELD_path(f) CHECK(strcmp(got->f, want->f) == 0)
-#define CHECK_FIELD_mac(f) CHECK(rte_is_same_ether_addr(&got->f, &want->f))
-#define CHECK_FIELD_queues(f) CHECK_EQ(got->f, want->f)
-#define CHECK_FIELD_queue_size(f) CHECK_EQ(got->f, want->f)
-#define CHECK_FIELD_bool(f) CHECK_EQ(got->f, want->f)
-#define CHECK_FIELD_intr_rescue(f) CHECK_EQ(got->f, want->f)
-#define CHECK_FIELD_reconnect_ms(f) CHECK_EQ(got->f, want->f)
+#define CHECK_FIELD_path(f) EXPECT(strcmp(got->f, want->f) == 0)
+#define CHECK_FIELD_mac(f) EXPECT(rte_is_same_ether_addr(&got->f, &want->f))
+#define CHECK_FIELD_queues(f) EXPECT_EQ(got->f, want->f)
+#define CHECK_FIELD_queue_size(f) EXPECT_EQ(got->f, want->f)
+#define CHECK_FIELD_bool(f) EXPECT_EQ(got->f, want->f)
+#define CHECK_FIELD_intr_rescue(f) EXPECT_EQ(got->f, want->f)
+#define CHECK_FIELD_reconnect_ms(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD(key, parser, field, allowed) CHECK_FIELD_##parser(field);
 
 static int
@@ -98,8 +98,6 @@ check_params(const struct vnapi_params *got, const struct vnapi_params *want)
 {
 	VNAPI_DEVARGS(CHECK_FIELD)
 	return 0;
-teardown:
-	return -1;
 }
 
 /* Devargs that parse, and every field they give (written out, not taken from the parser). */
@@ -145,12 +143,10 @@ t_defaults(const void *arg)
 {
 	struct vnapi_params p;
 
-	CHECK_EQ(parse(accepted[0].args, &p), 0);
-	CHECK_EQ(check_params(&p, &accepted[0].want), 0);
-	CHECK_EQ(log_buf[0], '\0');
+	EXPECT_EQ(parse(accepted[0].args, &p), 0);
+	EXPECT_EQ(check_params(&p, &accepted[0].want), 0);
+	EXPECT_EQ(log_buf[0], '\0');
 	return 0;
-teardown:
-	return 1;
 }
 
 static int
@@ -162,8 +158,8 @@ t_accepted(const void *arg)
 
 	for (i = 1; i < RTE_DIM(accepted); i++) {
 		printf("#  %s\n", accepted[i].args);
-		CHECK_EQ(parse(accepted[i].args, &p), 0);
-		CHECK_EQ(check_params(&p, &accepted[i].want), 0);
+		EXPECT_EQ(parse(accepted[i].args, &p), 0);
+		EXPECT_EQ(check_params(&p, &accepted[i].want), 0);
 	}
 
 	/* Every power of two in range, and the longest path. */
@@ -171,8 +167,8 @@ t_accepted(const void *arg)
 		char args[64];
 
 		snprintf(args, sizeof(args), "path=/s,queue_size=%u", qs);
-		CHECK_EQ(parse(args, &p), 0);
-		CHECK_EQ(p.queue_size, qs);
+		EXPECT_EQ(parse(args, &p), 0);
+		EXPECT_EQ(p.queue_size, qs);
 	}
 	memset(path, 'a', sizeof(path) - 1);
 	path[0] = '/';
@@ -181,12 +177,10 @@ t_accepted(const void *arg)
 		char args[VNAPI_PATH_MAX + 8];
 
 		snprintf(args, sizeof(args), "path=%s", path);
-		CHECK_EQ(parse(args, &p), 0);
-		CHECK(strcmp(p.path, path) == 0);
+		EXPECT_EQ(parse(args, &p), 0);
+		EXPECT(strcmp(p.path, path) == 0);
 	}
 	return 0;
-teardown:
-	return 1;
 }
 
 /* Each rejected value: -EINVAL and one line naming the key and its allowed values. */
@@ -245,14 +239,12 @@ t_rejected(const void *arg)
 		char key[64];
 
 		printf("#  %s\n", rejected[i].args);
-		CHECK(allowed != NULL);
+		EXPECT(allowed != NULL);
 		snprintf(key, sizeof(key), "devarg %s", rejected[i].key);
-		CHECK_EQ(parse(rejected[i].args, &p), -EINVAL);
-		CHECK(one_line_naming(key, allowed));
+		EXPECT_EQ(parse(rejected[i].args, &p), -EINVAL);
+		EXPECT(one_line_naming(key, allowed));
 	}
 	return 0;
-teardown:
-	return 1;
 }
 
 static int
@@ -264,11 +256,9 @@ t_path_too_long(const void *arg)
 	memset(args, 'a', sizeof(args));
 	memcpy(args, "path=/", 6);
 	args[6 + VNAPI_PATH_MAX - 1] = '\0';  /* 108 characters of path: one too many */
-	CHECK_EQ(parse(args, &p), -EINVAL);
-	CHECK(one_line_naming("devarg path", "unix socket limit"));
+	EXPECT_EQ(parse(args, &p), -EINVAL);
+	EXPECT(one_line_naming("devarg path", "unix socket limit"));
 	return 0;
-teardown:
-	return 1;
 }
 
 static int
@@ -279,20 +269,18 @@ t_unknown_and_missing(const void *arg)
 	unsigned int n, i;
 
 	/* Unknown key: the line names it and lists every allowed key. */
-	CHECK_EQ(parse("path=/s,bogus_key=1", &p), -EINVAL);
-	CHECK(one_line_naming("bogus_key", "allowed keys"));
+	EXPECT_EQ(parse("path=/s,bogus_key=1", &p), -EINVAL);
+	EXPECT(one_line_naming("bogus_key", "allowed keys"));
 	list = vnapi_devargs_list(&n);
 	for (i = 0; i < n; i++)
-		CHECK(strstr(log_buf, list[i].key) != NULL);
+		EXPECT(strstr(log_buf, list[i].key) != NULL);
 	/* No path. */
-	CHECK_EQ(parse("queues=1", &p), -EINVAL);
-	CHECK(one_line_naming("devarg path is required", "path="));
-	CHECK_EQ(parse(NULL, &p), -EINVAL);
-	CHECK(one_line_naming("devarg path is required", NULL));
-	CHECK_EQ(parse("", &p), -EINVAL);
+	EXPECT_EQ(parse("queues=1", &p), -EINVAL);
+	EXPECT(one_line_naming("devarg path is required", "path="));
+	EXPECT_EQ(parse(NULL, &p), -EINVAL);
+	EXPECT(one_line_naming("devarg path is required", NULL));
+	EXPECT_EQ(parse("", &p), -EINVAL);
 	return 0;
-teardown:
-	return 1;
 }
 
 /* The registered parameter string: "key=allowed " for every devarg, in order. */
@@ -305,7 +293,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	CHECK_EQ(n, 16);
+	EXPECT_EQ(n, 16);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");
@@ -314,12 +302,10 @@ t_param_string(const void *arg)
 	}
 	if (strcmp(param, want) != 0) {
 		printf("#   param string '%s'\n#   expected     '%s'\n", param, want);
-		CHECK(0);
+		EXPECT(0);
 	}
-	CHECK(strstr(param, "in_order=<0|1>") != NULL);
+	EXPECT(strstr(param, "in_order=<0|1>") != NULL);
 	return 0;
-teardown:
-	return 1;
 }
 
 /*

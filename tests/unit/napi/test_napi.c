@@ -151,33 +151,39 @@ teardown:
 	return ret;
 }
 
+/*
+ * A table row that runs script on a fresh setup() context of the given
+ * shape (struct ctx_case's fields, designated); the compound literal has
+ * static storage at file scope, so the row needs no named ctx_case.
+ */
+#define CTX_CASE(name, fn, ...) \
+	{ name, run_on_ctx, &(const struct ctx_case){ .script = fn, __VA_ARGS__ } }
+
 /* ---- cases ---------------------------------------------------------------- */
 
 static int
 test_budget_exhaustion_keeps_polling(struct napi_ctx *ctx)
 {
-	int ret = -1, r;
+	int r;
 
 	fake_arrive(&fp, 0, 200);
 	r = napi_poll_once(ctx);
-	CHECK_EQ(r, 64);
-	CHECK_EQ(fp.q[0].enables, 0);
-	CHECK(qstats(ctx, 0).scheduled);
-	CHECK_EQ(napi_poll_once(ctx), 64);
-	CHECK_EQ(napi_poll_once(ctx), 64);
-	CHECK_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(r, 64);
+	EXPECT_EQ(fp.q[0].enables, 0);
+	EXPECT(qstats(ctx, 0).scheduled);
+	EXPECT_EQ(napi_poll_once(ctx), 64);
+	EXPECT_EQ(napi_poll_once(ctx), 64);
+	EXPECT_EQ(fp.q[0].enables, 0);
 	/* 8 left: short but not empty, interrupt mode keeps polling */
-	CHECK_EQ(napi_poll_once(ctx), 8);
-	CHECK_EQ(fp.q[0].enables, 0);
-	CHECK_EQ(qstats(ctx, 0).full_polls, 3);
+	EXPECT_EQ(napi_poll_once(ctx), 8);
+	EXPECT_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(qstats(ctx, 0).full_polls, 3);
 	/* empty: armed, and with the only queue armed, asleep */
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].enables, 1);
-	CHECK_EQ(fp.waits, 1);
-	CHECK_EQ(handled[0], 200);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].enables, 1);
+	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(handled[0], 200);
+	return 0;
 }
 
 static int
@@ -215,220 +221,184 @@ teardown:
 static int
 test_short_rounds_arm_after_n(struct napi_ctx *ctx)
 {
-	int ret = -1, i;
+	int i;
 
 	for (i = 0; i < 4; i++) {
-		CHECK_EQ(napi_poll_once(ctx), 0);
-		CHECK_EQ(fp.q[0].enables, 0);
+		EXPECT_EQ(napi_poll_once(ctx), 0);
+		EXPECT_EQ(fp.q[0].enables, 0);
 	}
 	/* a full round resets the count */
 	fake_arrive(&fp, 0, 64);
-	CHECK_EQ(napi_poll_once(ctx), 64);
+	EXPECT_EQ(napi_poll_once(ctx), 64);
 	for (i = 0; i < 4; i++) {
 		/* short but not empty counts as well */
 		fake_arrive(&fp, 0, i == 0 ? 3 : 0);
 		napi_poll_once(ctx);
-		CHECK_EQ(fp.q[0].enables, 0);
+		EXPECT_EQ(fp.q[0].enables, 0);
 	}
-	CHECK_EQ(fp.waits, 0);
-	CHECK_EQ(napi_poll_once(ctx), 0);  /* 5th short round */
-	CHECK_EQ(fp.q[0].enables, 1);
-	CHECK(fp.q[0].armed);
-	CHECK(!qstats(ctx, 0).scheduled);
-	CHECK(qstats(ctx, 0).armed);
-	CHECK_EQ(fp.waits, 1);
-	CHECK_EQ(fp.last_timeout, -1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(fp.waits, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);  /* 5th short round */
+	EXPECT_EQ(fp.q[0].enables, 1);
+	EXPECT(fp.q[0].armed);
+	EXPECT(!qstats(ctx, 0).scheduled);
+	EXPECT(qstats(ctx, 0).armed);
+	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(fp.last_timeout, -1);
+	return 0;
 }
 
 static int
 test_idle_us_arms_after_t(struct napi_ctx *ctx)
 {
 	/* idle_polls 0: time alone decides; 100 us at 1 cycle per us. */
-	int ret = -1, i;
+	int i;
 
 	fake_arrive(&fp, 0, 1);
-	CHECK_EQ(napi_poll_once(ctx), 1);  /* packet at t = 1000 */
+	EXPECT_EQ(napi_poll_once(ctx), 1);  /* packet at t = 1000 */
 	for (i = 1; i < 10; i++) {
 		fp.clock = 1000 + (uint64_t)i * 10;
-		CHECK_EQ(napi_poll_once(ctx), 0);
-		CHECK_EQ(fp.q[0].enables, 0);
+		EXPECT_EQ(napi_poll_once(ctx), 0);
+		EXPECT_EQ(fp.q[0].enables, 0);
 	}
 	fp.clock = 1099;
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(fp.q[0].enables, 0);
 	fp.clock = 1100;
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.q[0].enables, 1);
-	CHECK_EQ(fp.waits, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(fp.q[0].enables, 1);
+	EXPECT_EQ(fp.waits, 1);
+	return 0;
 }
 
 static int
 test_both_thresholds(struct napi_ctx *ctx)
 {
 	/* Both must hold: 3 short rounds and 50 us. */
-	int ret = -1, i;
+	int i;
 
 	for (i = 0; i < 10; i++)
 		napi_poll_once(ctx);    /* clock still: rounds enough, time not */
-	CHECK_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(fp.q[0].enables, 0);
 	fp.clock += 50;
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.q[0].enables, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(fp.q[0].enables, 1);
+	return 0;
+}
+
+/*
+ * The race at arming each race case starts with: the next enable returns
+ * enable_ret once (0: none) and n packets land right after it. The empty
+ * round finds them at the re-check: one race, the queue stays scheduled and
+ * the context does not sleep. Whether the queue is left armed (in the
+ * context's stats and at the port), the race disarms and the port's
+ * disables are the case's.
+ */
+static int
+race_at_arming(struct napi_ctx *ctx, int enable_ret, uint32_t n, bool armed,
+	       uint64_t race_disarms, unsigned int disables)
+{
+	struct napi_queue_stats s;
+
+	fp.q[0].enable_ret_once = enable_ret;
+	fp.q[0].arrive_on_enable = n;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	s = qstats(ctx, 0);
+	EXPECT_EQ(s.arms, 1);
+	EXPECT_EQ(s.races, 1);
+	EXPECT_EQ(s.race_disarms, race_disarms);
+	EXPECT(s.scheduled);
+	EXPECT_EQ(s.armed, armed);
+	EXPECT_EQ(fp.q[0].armed, armed);
+	EXPECT_EQ(fp.q[0].disables, disables);
+	EXPECT_EQ(fp.waits, 0);
+	return 0;
 }
 
 static int
 test_race_eagain_disarms(struct napi_ctx *ctx)
 {
-	struct napi_queue_stats s;
-	int ret = -1;
-
-	fp.q[0].enable_ret_once = -EAGAIN;
-	fp.q[0].arrive_on_enable = 2;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	s = qstats(ctx, 0);
-	CHECK_EQ(s.arms, 1);
-	CHECK_EQ(s.races, 1);
-	CHECK_EQ(s.race_disarms, 1);
-	CHECK(s.scheduled);
-	CHECK(!s.armed);
-	CHECK(!fp.q[0].armed);
-	CHECK_EQ(fp.q[0].disables, 0);  /* the port disarmed itself */
-	CHECK_EQ(fp.waits, 0);          /* did not sleep */
-	CHECK_EQ(napi_poll_once(ctx), 2);
-	ret = 0;
-teardown:
-	return ret;
+	/* the port disarmed itself: no disable call */
+	EXPECT_EQ(race_at_arming(ctx, -EAGAIN, 2, false, 1, 0), 0);
+	EXPECT_EQ(napi_poll_once(ctx), 2);
+	return 0;
 }
 
 static int
 test_race_queue_count_disarms(struct napi_ctx *ctx)
 {
-	struct napi_queue_stats s;
-	int ret = -1;
-
-	fp.q[0].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].enables, 1);
-	CHECK_EQ(fp.q[0].counts, 1);
-	CHECK_EQ(fp.q[0].disables, 1);
-	CHECK(!fp.q[0].armed);
-	CHECK(!fp.q[0].signalled);
-	s = qstats(ctx, 0);
-	CHECK_EQ(s.races, 1);
-	CHECK_EQ(s.race_disarms, 1);
-	CHECK(s.scheduled && !s.armed);
-	CHECK_EQ(fp.waits, 0);
-	CHECK_EQ(napi_poll_once(ctx), 1);
+	EXPECT_EQ(race_at_arming(ctx, 0, 1, false, 1, 1), 0);
+	EXPECT_EQ(fp.q[0].enables, 1);
+	EXPECT_EQ(fp.q[0].counts, 1);
+	EXPECT(!fp.q[0].signalled);
+	EXPECT_EQ(napi_poll_once(ctx), 1);
 	/* next empty round arms cleanly and sleeps */
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].enables, 2);
-	CHECK_EQ(fp.waits, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].enables, 2);
+	EXPECT_EQ(fp.waits, 1);
+	return 0;
 }
 
 static int
 test_race_rule_off_stays_armed(struct napi_ctx *ctx)
 {
-	struct napi_queue_stats s;
-	int ret = -1;
-
-	fp.q[0].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	s = qstats(ctx, 0);
-	CHECK_EQ(s.races, 1);
-	CHECK_EQ(s.race_disarms, 0);
-	CHECK_EQ(fp.q[0].disables, 0);
-	CHECK(fp.q[0].armed);
-	CHECK(s.armed && s.scheduled);   /* armed and still polled */
-	CHECK_EQ(fp.waits, 0);
+	/* armed and still polled */
+	EXPECT_EQ(race_at_arming(ctx, 0, 1, true, 0, 0), 0);
 	/* packets keep coming while it is armed: the port signals */
 	fake_arrive(&fp, 0, 3);
-	CHECK_EQ(napi_poll_once(ctx), 4);
-	CHECK(fp.q[0].signalled);
+	EXPECT_EQ(napi_poll_once(ctx), 4);
+	EXPECT(fp.q[0].signalled);
 	/* empty: arms again (already armed), goes to sleep, the stale
-	 * signal wakes it at once */
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].enables, 2);
-	CHECK_EQ(fp.waits, 1);
-	s = qstats(ctx, 0);
-	CHECK_EQ(s.wakeups, 1);
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(qstats(ctx, 0).spurious_wakeups, 1);
-	ret = 0;
-teardown:
-	return ret;
+	 * signal wakes it at once
+	 */
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].enables, 2);
+	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(qstats(ctx, 0).wakeups, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(qstats(ctx, 0).spurious_wakeups, 1);
+	return 0;
 }
 
 static int
 test_race_eagain_rule_off(struct napi_ctx *ctx)
 {
 	/* -EAGAIN: the port already disarmed; nothing to leave armed. */
-	struct napi_queue_stats s;
-	int ret = -1;
-
-	fp.q[0].enable_ret_once = -EAGAIN;
-	fp.q[0].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	s = qstats(ctx, 0);
-	CHECK_EQ(s.races, 1);
-	CHECK(s.scheduled && !s.armed);
-	CHECK_EQ(fp.q[0].disables, 0);
-	ret = 0;
-teardown:
-	return ret;
+	return race_at_arming(ctx, -EAGAIN, 1, false, 1, 0);
 }
 
 static int
 test_no_queue_count(struct napi_ctx *ctx)
 {
 	/* Without rx_queue_count (net_virtio_user) there is no re-check. */
-	int ret = -1;
-
 	fp.count_supported = false;
 	fp.q[0].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(qstats(ctx, 0).races, 0);
-	CHECK_EQ(fp.waits, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(qstats(ctx, 0).races, 0);
+	EXPECT_EQ(fp.waits, 1);
 	/* the fake's packet signalled the armed queue: the wakeup finds it */
-	CHECK_EQ(qstats(ctx, 0).wakeups, 1);
-	CHECK_EQ(napi_poll_once(ctx), 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(qstats(ctx, 0).wakeups, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 1);
+	return 0;
 }
 
 static int
 test_all_armed_sleeps(struct napi_ctx *ctx)
 {
 	struct napi_lcore_stats ls;
-	int ret = -1;
 
 	fp.sleep_cycles = 500;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.waits, 1);
-	CHECK(fp.q[0].armed && fp.q[1].armed && fp.q[2].armed);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.waits, 1);
+	EXPECT(fp.q[0].armed && fp.q[1].armed && fp.q[2].armed);
 	ls = lstats(ctx);
-	CHECK_EQ(ls.sleeps, 1);
-	CHECK_EQ(ls.sleep_timeouts, 1);  /* the fake returned 0 events */
-	CHECK_EQ(ls.sleep_cycles, 500);
+	EXPECT_EQ(ls.sleeps, 1);
+	EXPECT_EQ(ls.sleep_timeouts, 1);  /* the fake returned 0 events */
+	EXPECT_EQ(ls.sleep_cycles, 500);
 	/* nothing woke: the next round polls nothing and sleeps again */
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.waits, 2);
-	CHECK_EQ(fp.q[0].rx_calls, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(fp.q[0].rx_calls, 1);
+	return 0;
 }
 
 static int
@@ -473,64 +443,58 @@ static int
 test_wakeup_disarms_woken_only(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	int ret = -1;
 
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* all armed, asleep */
-	CHECK_EQ(fp.waits, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* all armed, asleep */
+	EXPECT_EQ(fp.waits, 1);
 	fake_arrive(&fp, 1, 5);
-	CHECK(fp.q[1].signalled);
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* polls nobody, wakes for q1 */
-	CHECK_EQ(fp.waits, 2);
-	CHECK_EQ(fp.q[1].disables, 1);
-	CHECK_EQ(fp.q[0].disables, 0);
-	CHECK_EQ(fp.q[2].disables, 0);
-	CHECK(fp.q[0].armed && !fp.q[1].armed && fp.q[2].armed);
-	CHECK_EQ(fp.q[0].rx_calls, 1);
-	CHECK_EQ(fp.q[1].rx_calls, 1);
+	EXPECT(fp.q[1].signalled);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* polls nobody, wakes for q1 */
+	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(fp.q[1].disables, 1);
+	EXPECT_EQ(fp.q[0].disables, 0);
+	EXPECT_EQ(fp.q[2].disables, 0);
+	EXPECT(fp.q[0].armed && !fp.q[1].armed && fp.q[2].armed);
+	EXPECT_EQ(fp.q[0].rx_calls, 1);
+	EXPECT_EQ(fp.q[1].rx_calls, 1);
 	/* next round: only q1 polled */
-	CHECK_EQ(napi_poll_once(ctx), 5);
-	CHECK_EQ(fp.q[0].rx_calls, 1);
-	CHECK_EQ(fp.q[1].rx_calls, 2);
-	CHECK_EQ(fp.q[2].rx_calls, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 5);
+	EXPECT_EQ(fp.q[0].rx_calls, 1);
+	EXPECT_EQ(fp.q[1].rx_calls, 2);
+	EXPECT_EQ(fp.q[2].rx_calls, 1);
 	s = qstats(ctx, 1);
-	CHECK_EQ(s.wakeups, 1);
-	CHECK_EQ(s.spurious_wakeups, 0);
-	CHECK_EQ(s.wakeup_packets, 5);
-	CHECK_EQ(qstats(ctx, 0).wakeups, 0);
+	EXPECT_EQ(s.wakeups, 1);
+	EXPECT_EQ(s.spurious_wakeups, 0);
+	EXPECT_EQ(s.wakeup_packets, 5);
+	EXPECT_EQ(qstats(ctx, 0).wakeups, 0);
 	/* q1 empty: armed again, all armed, asleep */
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.waits, 3);
-	CHECK_EQ(fp.q[1].enables, 2);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.waits, 3);
+	EXPECT_EQ(fp.q[1].enables, 2);
+	return 0;
 }
 
 static int
 test_spurious_wakeup(struct napi_ctx *ctx)
 {
 	struct napi_lcore_stats ls;
-	int ret = -1;
 
-	CHECK_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
 	fp.spurious_data[0] = fp.q[0].data;
 	fp.nb_spurious = 1;
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* wakes for q0, nothing there */
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* polls q0: empty, re-arms, sleeps */
-	CHECK_EQ(qstats(ctx, 0).wakeups, 1);
-	CHECK_EQ(qstats(ctx, 0).spurious_wakeups, 1);
-	CHECK_EQ(qstats(ctx, 1).wakeups, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* wakes for q0, nothing there */
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* polls q0: empty, re-arms, sleeps */
+	EXPECT_EQ(qstats(ctx, 0).wakeups, 1);
+	EXPECT_EQ(qstats(ctx, 0).spurious_wakeups, 1);
+	EXPECT_EQ(qstats(ctx, 1).wakeups, 0);
 	/* unknown data is ignored, counted as an interrupted sleep */
 	fp.spurious_data[0] = &fp;
 	fp.nb_spurious = 1;
-	CHECK_EQ(napi_poll_once(ctx), -EINTR);
+	EXPECT_EQ(napi_poll_once(ctx), -EINTR);
 	ls = lstats(ctx);
-	CHECK_EQ(ls.wakeups, 1);
-	CHECK_EQ(ls.spurious_wakeups, 1);
-	CHECK_EQ(ls.sleep_interrupts, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(ls.wakeups, 1);
+	EXPECT_EQ(ls.spurious_wakeups, 1);
+	EXPECT_EQ(ls.sleep_interrupts, 1);
+	return 0;
 }
 
 static int
@@ -617,40 +581,35 @@ static int
 test_stop(struct napi_ctx *ctx)
 {
 	uint64_t cnt = 0;
-	int ret = -1;
 
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK(fp.stop_fd >= 0);
-	CHECK(fp.stop_data == ctx);
-	CHECK(!napi_stopped(ctx));
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT(fp.stop_fd >= 0);
+	EXPECT(fp.stop_data == ctx);
+	EXPECT(!napi_stopped(ctx));
 	napi_stop(ctx);
-	CHECK(napi_stopped(ctx));
+	EXPECT(napi_stopped(ctx));
 	/* the eventfd was written */
-	CHECK_EQ(read(fp.stop_fd, &cnt, sizeof(cnt)), (long long)sizeof(cnt));
-	CHECK_EQ(cnt, 1);
+	EXPECT_EQ(read(fp.stop_fd, &cnt, sizeof(cnt)), (long long)sizeof(cnt));
+	EXPECT_EQ(cnt, 1);
 	/* stopped: run returns at once, no sleep */
-	CHECK_EQ(napi_run(ctx), 0);
-	CHECK_EQ(fp.waits, 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_run(ctx), 0);
+	EXPECT_EQ(fp.waits, 1);
+	return 0;
 }
 
 static int
 test_register_failure_polls(struct napi_ctx *ctx)
 {
-	int ret = -1, i;
+	int i;
 
 	fp.q[1].register_ret = -EPERM;
 	for (i = 0; i < 5; i++)
 		napi_poll_once(ctx);
-	CHECK_EQ(qstats(ctx, 1).arm_errors, 1);
-	CHECK_EQ(fp.q[1].enables, 0);
-	CHECK_EQ(fp.waits, 0);         /* q1 polls forever: never asleep */
-	CHECK_EQ(fp.q[1].rx_calls, 5);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(qstats(ctx, 1).arm_errors, 1);
+	EXPECT_EQ(fp.q[1].enables, 0);
+	EXPECT_EQ(fp.waits, 0);         /* q1 polls forever: never asleep */
+	EXPECT_EQ(fp.q[1].rx_calls, 5);
+	return 0;
 }
 
 static int
@@ -680,22 +639,19 @@ static int
 test_duplicate_lcore(struct napi_ctx *ctx)
 {
 	struct napi_ctx_conf conf;
-	int ret = -1;
 
 	napi_ctx_conf_init(&conf);
 	conf.lcore_id = 3;
 	conf.tsc_hz = 1000;
 	conf.ops = &fake_ops;
 	conf.ops_arg = &fp;
-	CHECK(napi_ctx_create(&conf) == NULL);
-	CHECK_EQ(rte_errno, EEXIST);
+	EXPECT(napi_ctx_create(&conf) == NULL);
+	EXPECT_EQ(rte_errno, EEXIST);
 	conf.lcore_id = 4;
 	conf.tsc_hz = 0;   /* no EAL: unknown */
-	CHECK(napi_ctx_create(&conf) == NULL);
-	CHECK_EQ(rte_errno, EINVAL);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT(napi_ctx_create(&conf) == NULL);
+	EXPECT_EQ(rte_errno, EINVAL);
+	return 0;
 }
 
 static int
@@ -802,113 +758,109 @@ teardown:
 	return ret;
 }
 
+/* The counters of struct napi_queue_stats that stats_exact compares. */
+#define QSTATS_COUNTERS(X) \
+	X(polls) X(empty_polls) X(full_polls) X(packets) X(arms) X(races) X(race_disarms) \
+	X(wakeups) X(spurious_wakeups) X(wakeup_packets)
+
+/* Every counter above and both state flags of @p got equal @p want's. */
+static int
+expect_qstats(const struct napi_queue_stats *got, const struct napi_queue_stats *want)
+{
+#define EXPECT_COUNTER(f) EXPECT_EQ(got->f, want->f);
+	QSTATS_COUNTERS(EXPECT_COUNTER)
+#undef EXPECT_COUNTER
+	EXPECT_EQ(got->armed, want->armed);
+	EXPECT_EQ(got->scheduled, want->scheduled);
+	return 0;
+}
+
 static int
 test_stats_exact(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats q0, q1;
 	struct napi_lcore_stats ls;
-	int ret = -1;
 
 	fp.tick = 1;   /* every now() call moves the clock one cycle */
 	fp.sleep_cycles = 1000;
 	/* round 1: q0 70 (64 taken, full), q1 3 (short #1) */
 	fake_arrive(&fp, 0, 70);
 	fake_arrive(&fp, 1, 3);
-	CHECK_EQ(napi_poll_once(ctx), 67);
+	EXPECT_EQ(napi_poll_once(ctx), 67);
 	/* round 2: q0 6 (short #1), q1 0 (short #2: arms, race: 1 lands) */
 	fp.q[1].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 6);
+	EXPECT_EQ(napi_poll_once(ctx), 6);
 	/* round 3: q0 0 (short #2: arms), q1 1 (short #1) */
-	CHECK_EQ(napi_poll_once(ctx), 1);
+	EXPECT_EQ(napi_poll_once(ctx), 1);
 	/* round 4: q1 0 (short #2: arms) -> all armed, sleep, nothing */
-	CHECK_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
 	/* round 5: nothing polled; 4 arrive on q0 -> wakeup */
 	fake_arrive(&fp, 0, 4);
-	CHECK_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
 	/* round 6: q0 4 (short #1) */
-	CHECK_EQ(napi_poll_once(ctx), 4);
+	EXPECT_EQ(napi_poll_once(ctx), 4);
 	/* round 7: q0 0 (short #2: arms) -> sleep */
-	CHECK_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
 
 	napi_stats_get(ctx, &ls, NULL, 0);
 	q0 = qstats(ctx, 0);
 	q1 = qstats(ctx, 1);
-	CHECK_EQ(q0.polls, 5);
-	CHECK_EQ(q0.empty_polls, 2);
-	CHECK_EQ(q0.full_polls, 1);
-	CHECK_EQ(q0.packets, 74);
-	CHECK_EQ(q0.arms, 2);
-	CHECK_EQ(q0.races, 0);
-	CHECK_EQ(q0.wakeups, 1);
-	CHECK_EQ(q0.spurious_wakeups, 0);
-	CHECK_EQ(q0.wakeup_packets, 4);
-	CHECK(q0.armed && !q0.scheduled);
-	CHECK_EQ(q1.polls, 4);
-	CHECK_EQ(q1.empty_polls, 2);
-	CHECK_EQ(q1.full_polls, 0);
-	CHECK_EQ(q1.packets, 4);
-	CHECK_EQ(q1.arms, 2);
-	CHECK_EQ(q1.races, 1);
-	CHECK_EQ(q1.race_disarms, 1);
-	CHECK_EQ(q1.wakeups, 0);
-	CHECK(q1.armed && !q1.scheduled);
-	CHECK_EQ(ls.rounds, 7);
-	CHECK_EQ(ls.polls, 9);
-	CHECK_EQ(ls.empty_polls, 4);
-	CHECK_EQ(ls.packets, 78);
-	CHECK_EQ(ls.arms, 4);
-	CHECK_EQ(ls.races, 1);
-	CHECK_EQ(ls.sleeps, 3);
-	CHECK_EQ(ls.sleep_timeouts, 2);
-	CHECK_EQ(ls.wakeups, 1);
-	CHECK_EQ(ls.wakeup_packets, 4);
-	CHECK_EQ(ls.sleep_cycles, 3 * (1000 + 1));
-	CHECK_EQ(ls.nb_queues, 2);
-	CHECK_EQ(ls.tsc_hz, 1000000);
-	CHECK_EQ(handled[0], 74);
-	CHECK_EQ(handled[1], 4);
+	EXPECT_EQ(expect_qstats(&q0, &(const struct napi_queue_stats){
+		.polls = 5, .empty_polls = 2, .full_polls = 1, .packets = 74, .arms = 2,
+		.wakeups = 1, .wakeup_packets = 4, .armed = true }), 0);
+	EXPECT_EQ(expect_qstats(&q1, &(const struct napi_queue_stats){
+		.polls = 4, .empty_polls = 2, .packets = 4, .arms = 2, .races = 1,
+		.race_disarms = 1, .armed = true }), 0);
+	EXPECT_EQ(ls.rounds, 7);
+	EXPECT_EQ(ls.polls, 9);
+	EXPECT_EQ(ls.empty_polls, 4);
+	EXPECT_EQ(ls.packets, 78);
+	EXPECT_EQ(ls.arms, 4);
+	EXPECT_EQ(ls.races, 1);
+	EXPECT_EQ(ls.sleeps, 3);
+	EXPECT_EQ(ls.sleep_timeouts, 2);
+	EXPECT_EQ(ls.wakeups, 1);
+	EXPECT_EQ(ls.wakeup_packets, 4);
+	EXPECT_EQ(ls.sleep_cycles, 3 * (1000 + 1));
+	EXPECT_EQ(ls.nb_queues, 2);
+	EXPECT_EQ(ls.tsc_hz, 1000000);
+	EXPECT_EQ(handled[0], 74);
+	EXPECT_EQ(handled[1], 4);
 	/* each poll takes one tick (its closing now()); busy = polls with packets */
-	CHECK_EQ(q0.busy_cycles, 3);
-	CHECK_EQ(q1.busy_cycles, 2);
-	CHECK(ls.busy_cycles > 0 && ls.idle_cycles > 0);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(q0.busy_cycles, 3);
+	EXPECT_EQ(q1.busy_cycles, 2);
+	EXPECT(ls.busy_cycles > 0 && ls.idle_cycles > 0);
+	return 0;
 }
 
 static int
 test_modes_names(const void *arg)
 {
 	enum napi_mode m;
-	int ret = -1;
 
-	CHECK_EQ(napi_mode_parse("hybrid", &m), 0);
-	CHECK_EQ(m, NAPI_MODE_HYBRID);
-	CHECK_EQ(napi_mode_parse("interrupt", &m), 0);
-	CHECK_EQ(m, NAPI_MODE_INTERRUPT);
-	CHECK_EQ(napi_mode_parse("poll", &m), 0);
-	CHECK_EQ(m, NAPI_MODE_POLL);
-	CHECK_EQ(napi_mode_parse("busy", &m), -EINVAL);
-	CHECK(strcmp(napi_mode_name(NAPI_MODE_HYBRID), "hybrid") == 0);
-	CHECK(strcmp(napi_mode_name((enum napi_mode)9), "unknown") == 0);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_mode_parse("hybrid", &m), 0);
+	EXPECT_EQ(m, NAPI_MODE_HYBRID);
+	EXPECT_EQ(napi_mode_parse("interrupt", &m), 0);
+	EXPECT_EQ(m, NAPI_MODE_INTERRUPT);
+	EXPECT_EQ(napi_mode_parse("poll", &m), 0);
+	EXPECT_EQ(m, NAPI_MODE_POLL);
+	EXPECT_EQ(napi_mode_parse("busy", &m), -EINVAL);
+	EXPECT(strcmp(napi_mode_name(NAPI_MODE_HYBRID), "hybrid") == 0);
+	EXPECT(strcmp(napi_mode_name((enum napi_mode)9), "unknown") == 0);
+	return 0;
 }
 
 static int
 test_poll_mode_never_arms(struct napi_ctx *ctx)
 {
-	int ret = -1, i;
+	int i;
 
 	for (i = 0; i < 100; i++)
-		CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].enables, 0);
-	CHECK_EQ(fp.waits, 0);
-	CHECK_EQ(qstats(ctx, 0).empty_polls, 100);
-	ret = 0;
-teardown:
-	return ret;
+		EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(fp.waits, 0);
+	EXPECT_EQ(qstats(ctx, 0).empty_polls, 100);
+	return 0;
 }
 
 /* Exactly one sample, in bucket b, and nothing elsewhere. */
@@ -926,26 +878,22 @@ hist_only(const uint64_t *h, unsigned int b)
 static int
 test_hist_buckets(const void *arg __rte_unused)
 {
-	int ret = -1;
-
-	CHECK_EQ(napi_hist_bucket(0), 0);
-	CHECK_EQ(napi_hist_bucket(1), 1);
-	CHECK_EQ(napi_hist_bucket(2), 2);
-	CHECK_EQ(napi_hist_bucket(3), 2);
-	CHECK_EQ(napi_hist_bucket(4), 3);
-	CHECK_EQ(napi_hist_bucket(1023), 10);
-	CHECK_EQ(napi_hist_bucket(1024), 11);
-	CHECK_EQ(napi_hist_bucket(16383), 14);
-	CHECK_EQ(napi_hist_bucket(16384), 15);
-	CHECK_EQ(napi_hist_bucket(UINT64_MAX), NAPI_HIST_BUCKETS - 1);
-	CHECK_EQ(napi_hist_lower_us(0), 0);
-	CHECK_EQ(napi_hist_lower_us(1), 1);
-	CHECK_EQ(napi_hist_lower_us(11), 1024);
-	CHECK_EQ(napi_hist_lower_us(15), 16384);
-	CHECK_EQ(napi_hist_lower_us(16), 0);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(napi_hist_bucket(0), 0);
+	EXPECT_EQ(napi_hist_bucket(1), 1);
+	EXPECT_EQ(napi_hist_bucket(2), 2);
+	EXPECT_EQ(napi_hist_bucket(3), 2);
+	EXPECT_EQ(napi_hist_bucket(4), 3);
+	EXPECT_EQ(napi_hist_bucket(1023), 10);
+	EXPECT_EQ(napi_hist_bucket(1024), 11);
+	EXPECT_EQ(napi_hist_bucket(16383), 14);
+	EXPECT_EQ(napi_hist_bucket(16384), 15);
+	EXPECT_EQ(napi_hist_bucket(UINT64_MAX), NAPI_HIST_BUCKETS - 1);
+	EXPECT_EQ(napi_hist_lower_us(0), 0);
+	EXPECT_EQ(napi_hist_lower_us(1), 1);
+	EXPECT_EQ(napi_hist_lower_us(11), 1024);
+	EXPECT_EQ(napi_hist_lower_us(15), 16384);
+	EXPECT_EQ(napi_hist_lower_us(16), 0);
+	return 0;
 }
 
 /*
@@ -958,53 +906,50 @@ test_wakeup_timing_hist(struct napi_ctx *ctx)
 {
 	struct napi_lcore_stats ls;
 	struct napi_queue_stats s;
-	int ret = -1;
 
 	fp.clock = 1000;
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed at 1000, asleep */
-	CHECK(fp.q[0].armed);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* empty: armed at 1000, asleep */
+	EXPECT(fp.q[0].armed);
 	fp.clock = 4000;
 	fake_arrive(&fp, 0, 2);
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 4000 */
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* woken at 4000 */
 	fp.clock = 4005;
-	CHECK_EQ(napi_poll_once(ctx), 2);     /* first poll */
+	EXPECT_EQ(napi_poll_once(ctx), 2);     /* first poll */
 	fp.clock = 4105;
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: armed again, asleep */
-	CHECK(fp.q[0].armed);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* empty: armed again, asleep */
+	EXPECT(fp.q[0].armed);
 	s = qstats(ctx, 0);
-	CHECK(hist_only(s.arm_wake_hist, napi_hist_bucket(3000)));
-	CHECK(hist_only(s.wake_poll_hist, napi_hist_bucket(5)));
-	CHECK(hist_only(s.wake_arm_hist, napi_hist_bucket(105)));
-	CHECK(hist_only(s.poll_gap_hist, napi_hist_bucket(100)));
+	EXPECT(hist_only(s.arm_wake_hist, napi_hist_bucket(3000)));
+	EXPECT(hist_only(s.wake_poll_hist, napi_hist_bucket(5)));
+	EXPECT(hist_only(s.wake_arm_hist, napi_hist_bucket(105)));
+	EXPECT(hist_only(s.poll_gap_hist, napi_hist_bucket(100)));
 	napi_stats_get(ctx, &ls, NULL, 0);
-	CHECK(hist_only(ls.arm_wake_hist, napi_hist_bucket(3000)));
-	CHECK(hist_only(ls.wake_arm_hist, napi_hist_bucket(105)));
+	EXPECT(hist_only(ls.arm_wake_hist, napi_hist_bucket(3000)));
+	EXPECT(hist_only(ls.wake_arm_hist, napi_hist_bucket(105)));
 	/* a race after the wakeup keeps the wakeup open until an arm holds */
 	fp.clock = 5000;
 	fake_arrive(&fp, 0, 1);
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* woken at 5000 */
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* woken at 5000 */
 	fp.clock = 5001;
 	fp.q[0].arrive_on_enable = 1;
-	CHECK_EQ(napi_poll_once(ctx), 1);     /* not empty: no arm (interrupt mode) */
+	EXPECT_EQ(napi_poll_once(ctx), 1);     /* not empty: no arm (interrupt mode) */
 	fp.clock = 5002;
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* empty: arm, race: stays scheduled */
-	CHECK_EQ(qstats(ctx, 0).races, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* empty: arm, race: stays scheduled */
+	EXPECT_EQ(qstats(ctx, 0).races, 1);
 	fp.clock = 5600;
-	CHECK_EQ(napi_poll_once(ctx), 1);     /* the raced packet */
+	EXPECT_EQ(napi_poll_once(ctx), 1);     /* the raced packet */
 	fp.clock = 5700;
-	CHECK_EQ(napi_poll_once(ctx), 0);     /* armed at 5700: wake_arm 700 us */
+	EXPECT_EQ(napi_poll_once(ctx), 0);     /* armed at 5700: wake_arm 700 us */
 	s = qstats(ctx, 0);
-	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(700)], 1);
-	CHECK_EQ(s.wake_arm_hist[napi_hist_bucket(105)], 1);
-	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(4000 - 1000)], 1);
-	CHECK_EQ(s.arm_wake_hist[napi_hist_bucket(5000 - 4105)], 1);
+	EXPECT_EQ(s.wake_arm_hist[napi_hist_bucket(700)], 1);
+	EXPECT_EQ(s.wake_arm_hist[napi_hist_bucket(105)], 1);
+	EXPECT_EQ(s.arm_wake_hist[napi_hist_bucket(4000 - 1000)], 1);
+	EXPECT_EQ(s.arm_wake_hist[napi_hist_bucket(5000 - 4105)], 1);
 	/* poll gaps: 4005->4105, 5001->5002, 5002->5600, 5600->5700 */
-	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(100)], 2);
-	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(1)], 1);
-	CHECK_EQ(s.poll_gap_hist[napi_hist_bucket(598)], 1);
-	ret = 0;
-teardown:
-	return ret;
+	EXPECT_EQ(s.poll_gap_hist[napi_hist_bucket(100)], 2);
+	EXPECT_EQ(s.poll_gap_hist[napi_hist_bucket(1)], 1);
+	EXPECT_EQ(s.poll_gap_hist[napi_hist_bucket(598)], 1);
+	return 0;
 }
 
 /* Rounds until the entry arms (at most max); the count of empty rounds polled. */
@@ -1093,111 +1038,56 @@ teardown:
 	return ret;
 }
 
-/* The context each script above runs on (setup()'s arguments). */
-static const struct ctx_case ctx_budget_exhaustion_keeps_polling = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_budget_exhaustion_keeps_polling,
-};
-static const struct ctx_case ctx_short_rounds_arm_after_n = {
-	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 5,
-	.script = test_short_rounds_arm_after_n,
-};
-static const struct ctx_case ctx_idle_us_arms_after_t = {
-	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_us = 100,
-	.script = test_idle_us_arms_after_t,
-};
-static const struct ctx_case ctx_both_thresholds = {
-	.nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 3, .idle_us = 50,
-	.script = test_both_thresholds,
-};
-static const struct ctx_case ctx_race_eagain_disarms = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_race_eagain_disarms,
-};
-static const struct ctx_case ctx_race_queue_count_disarms = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_race_queue_count_disarms,
-};
-static const struct ctx_case ctx_race_rule_off_stays_armed = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT, .keep_armed_on_race = true,
-	.script = test_race_rule_off_stays_armed,
-};
-static const struct ctx_case ctx_race_eagain_rule_off = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT, .keep_armed_on_race = true,
-	.script = test_race_eagain_rule_off,
-};
-static const struct ctx_case ctx_no_queue_count = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_no_queue_count,
-};
-static const struct ctx_case ctx_all_armed_sleeps = {
-	.nb = 3, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_all_armed_sleeps,
-};
-static const struct ctx_case ctx_wakeup_disarms_woken_only = {
-	.nb = 3, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_wakeup_disarms_woken_only,
-};
-static const struct ctx_case ctx_spurious_wakeup = {
-	.nb = 2, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_spurious_wakeup,
-};
-static const struct ctx_case ctx_stop = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_stop,
-};
-static const struct ctx_case ctx_register_failure_polls = {
-	.nb = 2, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_register_failure_polls,
-};
-static const struct ctx_case ctx_duplicate_lcore = {
-	.nb = 1, .mode = NAPI_MODE_POLL,
-	.script = test_duplicate_lcore,
-};
-static const struct ctx_case ctx_stats_exact = {
-	.nb = 2, .mode = NAPI_MODE_HYBRID, .idle_polls = 2,
-	.script = test_stats_exact,
-};
-static const struct ctx_case ctx_poll_mode_never_arms = {
-	.nb = 1, .mode = NAPI_MODE_POLL,
-	.script = test_poll_mode_never_arms,
-};
-static const struct ctx_case ctx_wakeup_timing_hist = {
-	.nb = 1, .mode = NAPI_MODE_INTERRUPT,
-	.script = test_wakeup_timing_hist,
-};
-
 static const struct unit_case tests[] = {
-	{ "budget exhaustion keeps polling", run_on_ctx, &ctx_budget_exhaustion_keeps_polling },
+	CTX_CASE("budget exhaustion keeps polling",
+		 test_budget_exhaustion_keeps_polling, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
 	{ "custom budget, add checks", test_budget_custom, NULL },
-	{ "hybrid: short rounds arm after N", run_on_ctx, &ctx_short_rounds_arm_after_n },
-	{ "hybrid: idle-us arms after T (fake clock)", run_on_ctx, &ctx_idle_us_arms_after_t },
-	{ "hybrid: both thresholds must hold", run_on_ctx, &ctx_both_thresholds },
-	{ "race at arming (-EAGAIN) disarms, keeps polling", run_on_ctx, &ctx_race_eagain_disarms },
-	{ "race at arming (queue count) disarms, keeps polling", run_on_ctx,
-	  &ctx_race_queue_count_disarms },
-	{ "race with the rule off stays armed", run_on_ctx, &ctx_race_rule_off_stays_armed },
-	{ "race (-EAGAIN) with the rule off: port disarmed", run_on_ctx, &ctx_race_eagain_rule_off },
-	{ "no rx_queue_count: no re-check", run_on_ctx, &ctx_no_queue_count },
-	{ "all armed: sleeps", run_on_ctx, &ctx_all_armed_sleeps },
+	CTX_CASE("hybrid: short rounds arm after N",
+		 test_short_rounds_arm_after_n, .nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 5),
+	CTX_CASE("hybrid: idle-us arms after T (fake clock)",
+		 test_idle_us_arms_after_t, .nb = 1, .mode = NAPI_MODE_HYBRID, .idle_us = 100),
+	CTX_CASE("hybrid: both thresholds must hold",
+		 test_both_thresholds, .nb = 1, .mode = NAPI_MODE_HYBRID, .idle_polls = 3,
+		 .idle_us = 50),
+	CTX_CASE("race at arming (-EAGAIN) disarms, keeps polling",
+		 test_race_eagain_disarms, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
+	CTX_CASE("race at arming (queue count) disarms, keeps polling",
+		 test_race_queue_count_disarms, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
+	CTX_CASE("race with the rule off stays armed",
+		 test_race_rule_off_stays_armed, .nb = 1, .mode = NAPI_MODE_INTERRUPT,
+		 .keep_armed_on_race = true),
+	CTX_CASE("race (-EAGAIN) with the rule off: port disarmed",
+		 test_race_eagain_rule_off, .nb = 1, .mode = NAPI_MODE_INTERRUPT,
+		 .keep_armed_on_race = true),
+	CTX_CASE("no rx_queue_count: no re-check",
+		 test_no_queue_count, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
+	CTX_CASE("all armed: sleeps",
+		 test_all_armed_sleeps, .nb = 3, .mode = NAPI_MODE_INTERRUPT),
 	{ "partially armed: does not sleep", test_partial_armed_no_sleep, NULL },
-	{ "wakeup disarms exactly the woken queues and polls them", run_on_ctx,
-	  &ctx_wakeup_disarms_woken_only },
-	{ "spurious wakeup counted", run_on_ctx, &ctx_spurious_wakeup },
+	CTX_CASE("wakeup disarms exactly the woken queues and polls them",
+		 test_wakeup_disarms_woken_only, .nb = 3, .mode = NAPI_MODE_INTERRUPT),
+	CTX_CASE("spurious wakeup counted",
+		 test_spurious_wakeup, .nb = 2, .mode = NAPI_MODE_INTERRUPT),
 	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr, NULL },
 	{ "housekeeping timeout polls queues that may have lost a wakeup",
 	  test_timeout_rescues_lost_wakeup, NULL },
-	{ "napi_stop wakes and stops", run_on_ctx, &ctx_stop },
-	{ "registration failure: polling only", run_on_ctx, &ctx_register_failure_polls },
+	CTX_CASE("napi_stop wakes and stops",
+		 test_stop, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
+	CTX_CASE("registration failure: polling only",
+		 test_register_failure_polls, .nb = 2, .mode = NAPI_MODE_INTERRUPT),
 	{ "free disarms and unregisters", test_free_unregisters, NULL },
-	{ "one context per lcore, tsc_hz needed", run_on_ctx, &ctx_duplicate_lcore },
+	CTX_CASE("one context per lcore, tsc_hz needed",
+		 test_duplicate_lcore, .nb = 1, .mode = NAPI_MODE_POLL),
 	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure, NULL },
 	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx, NULL },
-	{ "stats exact", run_on_ctx, &ctx_stats_exact },
+	CTX_CASE("stats exact",
+		 test_stats_exact, .nb = 2, .mode = NAPI_MODE_HYBRID, .idle_polls = 2),
 	{ "mode names", test_modes_names, NULL },
-	{ "poll mode never arms", run_on_ctx, &ctx_poll_mode_never_arms },
+	CTX_CASE("poll mode never arms",
+		 test_poll_mode_never_arms, .nb = 1, .mode = NAPI_MODE_POLL),
 	{ "timing histogram buckets", test_hist_buckets, NULL },
-	{ "per-wakeup timing histograms (fake clock)", run_on_ctx, &ctx_wakeup_timing_hist },
+	CTX_CASE("per-wakeup timing histograms (fake clock)",
+		 test_wakeup_timing_hist, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
 	{ "hybrid: idle polls only while they pay (adaptive_idle)", test_hybrid_adaptive_idle,
 	  NULL },
 };

@@ -26,6 +26,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "ref_cksum.h"
 #include "unit_check.h"
 #include "unit_tap.h"
 #include "vnapi_net_hdr.h"
@@ -120,6 +121,24 @@ build(struct rte_mbuf *m, bool v6, uint8_t proto, uint32_t payload)
 	m->ol_flags = v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4;
 }
 
+/*
+ * A two-segment packet: build()'s packet (ol_flags cleared) in @p m over
+ * small_buf, then @p len2 more bytes in @p m2 over small_buf2.
+ */
+static void
+build_chain(struct rte_mbuf *m, struct rte_mbuf *m2, bool v6, uint8_t proto, uint32_t payload,
+	    uint16_t len2)
+{
+	mbuf_init(m, small_buf, SMALL_BUF);
+	mbuf_init(m2, small_buf2, SMALL_BUF);
+	build(m, v6, proto, payload);
+	m->ol_flags = 0;
+	m2->data_len = len2;
+	m->next = m2;
+	m->nb_segs = 2;
+	m->pkt_len += len2;
+}
+
 static uint8_t *
 l3_of(struct rte_mbuf *m)
 {
@@ -132,14 +151,8 @@ ref_l4_cksum(struct rte_mbuf *m, bool v6, uint32_t csum_off)
 {
 	uint8_t *l3 = l3_of(m);
 	uint8_t *l4 = l3 + (v6 ? IP6_LEN : IP4_LEN);
-	uint16_t saved, ref;
 
-	memcpy(&saved, l4 + csum_off, 2);
-	memset(l4 + csum_off, 0, 2);
-	ref = v6 ? rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3, l4) :
-		   rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)l3, l4);
-	memcpy(l4 + csum_off, &saved, 2);
-	return ref;
+	return ref_udptcp_cksum(l3, l4, v6, l4 + csum_off);
 }
 
 /* Complete the checksum as the device does for NEEDS_CSUM. */
@@ -161,46 +174,44 @@ t_features(const void *arg __rte_unused)
 		       F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |
 		       F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN);
 
-	CHECK_EQ(vnapi_net_offload_want(true, true, true, true), all);
-	CHECK_EQ(vnapi_net_offload_want(false, true, false, true), 0);
-	CHECK_EQ(vnapi_net_offload_want(true, false, true, false),
+	EXPECT_EQ(vnapi_net_offload_want(true, true, true, true), all);
+	EXPECT_EQ(vnapi_net_offload_want(false, true, false, true), 0);
+	EXPECT_EQ(vnapi_net_offload_want(true, false, true, false),
 		 F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM));
-	CHECK_EQ(vnapi_net_offload_want(false, false, true, true),
+	EXPECT_EQ(vnapi_net_offload_want(false, false, true, true),
 		 F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |
 		 F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN));
 
-	CHECK_EQ(vnapi_net_offload_valid(all), all);
+	EXPECT_EQ(vnapi_net_offload_valid(all), all);
 	/* TSO without CSUM, ECN without TSO: dropped. */
-	CHECK_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_ECN)), 0);
-	CHECK_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_ECN)),
+	EXPECT_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_ECN)), 0);
+	EXPECT_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_ECN)),
 		 F(VIRTIO_NET_F_CSUM));
-	CHECK_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) |
+	EXPECT_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) |
 					 F(VIRTIO_NET_F_CSUM)), F(VIRTIO_NET_F_CSUM));
-	CHECK_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO6)),
+	EXPECT_EQ(vnapi_net_offload_valid(F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO6)),
 		 F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO6));
 
-	CHECK_EQ(vnapi_net_ol_tx(all), OL_ALL);
-	CHECK_EQ(vnapi_net_ol_rx(all), OL_ALL);
-	CHECK_EQ(vnapi_net_ol_tx(F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4)), 0);
-	CHECK_EQ(vnapi_net_ol_tx(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO6)),
+	EXPECT_EQ(vnapi_net_ol_tx(all), OL_ALL);
+	EXPECT_EQ(vnapi_net_ol_rx(all), OL_ALL);
+	EXPECT_EQ(vnapi_net_ol_tx(F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4)), 0);
+	EXPECT_EQ(vnapi_net_ol_tx(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO6)),
 		 VNAPI_OL_CSUM | VNAPI_OL_TSO6);
-	CHECK_EQ(vnapi_net_ol_rx(F(VIRTIO_NET_F_GUEST_CSUM)), VNAPI_OL_CSUM);
-	CHECK_EQ(vnapi_net_ol_rx(F(VIRTIO_NET_F_GUEST_TSO4)), 0);
+	EXPECT_EQ(vnapi_net_ol_rx(F(VIRTIO_NET_F_GUEST_CSUM)), VNAPI_OL_CSUM);
+	EXPECT_EQ(vnapi_net_ol_rx(F(VIRTIO_NET_F_GUEST_TSO4)), 0);
 
-	CHECK_EQ(vnapi_net_tx_capa(0), 0);
-	CHECK_EQ(vnapi_net_tx_capa(VNAPI_OL_CSUM),
+	EXPECT_EQ(vnapi_net_tx_capa(0), 0);
+	EXPECT_EQ(vnapi_net_tx_capa(VNAPI_OL_CSUM),
 		 RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
-	CHECK_EQ(vnapi_net_tx_capa(VNAPI_OL_CSUM | VNAPI_OL_TSO4),
+	EXPECT_EQ(vnapi_net_tx_capa(VNAPI_OL_CSUM | VNAPI_OL_TSO4),
 		 RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
 		 RTE_ETH_TX_OFFLOAD_TCP_TSO);
-	CHECK_EQ(vnapi_net_rx_capa(VNAPI_OL_CSUM),
+	EXPECT_EQ(vnapi_net_rx_capa(VNAPI_OL_CSUM),
 		 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
-	CHECK_EQ(vnapi_net_rx_capa(OL_ALL),
+	EXPECT_EQ(vnapi_net_rx_capa(OL_ALL),
 		 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
 		 RTE_ETH_RX_OFFLOAD_TCP_LRO);
 	return 0;
-teardown:
-	return 1;
 }
 
 /* Checksum offload, IPv4/IPv6 x TCP/UDP: prepare, encode, device, verify. */
@@ -226,28 +237,26 @@ t_tx_csum(const void *arg __rte_unused)
 		build(&m, cases[i].v6, cases[i].proto, 333);
 		m.ol_flags |= tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM;
 		ref = ref_l4_cksum(&m, cases[i].v6, coff);
-		CHECK_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM), 0);
+		EXPECT_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM), 0);
 		/* The field holds the pseudo-header sum (with the L4 length). */
 		memcpy(&got, l3_of(&m) + l3 + coff, 2);
-		CHECK_EQ(got, cases[i].v6 ?
+		EXPECT_EQ(got, cases[i].v6 ?
 			 rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)l3_of(&m), 0) :
 			 rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)l3_of(&m), 0));
 		memset(&h, 0xee, sizeof(h));
 		vnapi_net_hdr_encode(&h, sizeof(h), &m, VNAPI_OL_CSUM);
-		CHECK_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
-		CHECK_EQ(h.gso_type, VNAPI_NET_HDR_GSO_NONE);
-		CHECK_EQ(h.csum_start, ETH_LEN + l3);
-		CHECK_EQ(h.csum_offset, coff);
-		CHECK_EQ(h.gso_size, 0);
-		CHECK_EQ(h.hdr_len, 0);
-		CHECK_EQ(h.num_buffers, 0);
+		EXPECT_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
+		EXPECT_EQ(h.gso_type, VNAPI_NET_HDR_GSO_NONE);
+		EXPECT_EQ(h.csum_start, ETH_LEN + l3);
+		EXPECT_EQ(h.csum_offset, coff);
+		EXPECT_EQ(h.gso_size, 0);
+		EXPECT_EQ(h.hdr_len, 0);
+		EXPECT_EQ(h.num_buffers, 0);
 		device_complete(&m, &h);
 		memcpy(&got, l3_of(&m) + l3 + coff, 2);
-		CHECK_EQ(got, ref);
+		EXPECT_EQ(got, ref);
 	}
 	return 0;
-teardown:
-	return 1;
 }
 
 /* TSO, IPv4 and IPv6, ~60 KB in one segment; ECN only when negotiated. */
@@ -271,37 +280,35 @@ t_tx_tso(const void *arg __rte_unused)
 			      (v6 ? 0 : RTE_MBUF_F_TX_IP_CKSUM);
 		m.tso_segsz = 1448;
 		/* The other IP version's TSO only: refused. */
-		CHECK_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM |
+		EXPECT_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM |
 					      (v6 ? VNAPI_OL_TSO4 : VNAPI_OL_TSO6)), -ENOTSUP);
-		CHECK_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM | VNAPI_OL_TSO4 | VNAPI_OL_TSO6), 0);
+		EXPECT_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM | VNAPI_OL_TSO4 | VNAPI_OL_TSO6), 0);
 		/* Pseudo-header with the whole L4 length, as the IP header says it. */
 		want = v6 ? rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)l3_of(&m), 0) :
 			    rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)l3_of(&m), 0);
 		tcp = l3_of(&m) + l3;
 		memcpy(&got, tcp + 16, 2);
-		CHECK_EQ(got, want);
+		EXPECT_EQ(got, want);
 		if (!v6)
-			CHECK_EQ(rte_raw_cksum(l3_of(&m), IP4_LEN), 0xffff);
+			EXPECT_EQ(rte_raw_cksum(l3_of(&m), IP4_LEN), 0xffff);
 		vnapi_net_hdr_encode(&h, sizeof(h), &m, OL_ALL);
-		CHECK_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
-		CHECK_EQ(h.gso_type, v6 ? VNAPI_NET_HDR_GSO_TCPV6 : VNAPI_NET_HDR_GSO_TCPV4);
-		CHECK_EQ(h.gso_size, 1448);
-		CHECK_EQ(h.hdr_len, ETH_LEN + l3 + TCP_LEN);
-		CHECK_EQ(h.csum_start, ETH_LEN + l3);
-		CHECK_EQ(h.csum_offset, 16);
+		EXPECT_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
+		EXPECT_EQ(h.gso_type, v6 ? VNAPI_NET_HDR_GSO_TCPV6 : VNAPI_NET_HDR_GSO_TCPV4);
+		EXPECT_EQ(h.gso_size, 1448);
+		EXPECT_EQ(h.hdr_len, ETH_LEN + l3 + TCP_LEN);
+		EXPECT_EQ(h.csum_start, ETH_LEN + l3);
+		EXPECT_EQ(h.csum_offset, 16);
 
 		/* CWR set: ECN needed. */
 		tcp[13] |= RTE_TCP_CWR_FLAG;
-		CHECK_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM | VNAPI_OL_TSO4 | VNAPI_OL_TSO6),
+		EXPECT_EQ(vnapi_net_tx_prepare(&m, VNAPI_OL_CSUM | VNAPI_OL_TSO4 | VNAPI_OL_TSO6),
 			 -ENOTSUP);
-		CHECK_EQ(vnapi_net_tx_prepare(&m, OL_ALL), 0);
+		EXPECT_EQ(vnapi_net_tx_prepare(&m, OL_ALL), 0);
 		vnapi_net_hdr_encode(&h, sizeof(h), &m, OL_ALL);
-		CHECK_EQ(h.gso_type, (v6 ? VNAPI_NET_HDR_GSO_TCPV6 : VNAPI_NET_HDR_GSO_TCPV4) |
+		EXPECT_EQ(h.gso_type, (v6 ? VNAPI_NET_HDR_GSO_TCPV6 : VNAPI_NET_HDR_GSO_TCPV4) |
 			 VNAPI_NET_HDR_GSO_ECN);
 	}
 	return 0;
-teardown:
-	return 1;
 }
 
 /* The IPv4 header checksum is done in software by prepare. */
@@ -317,16 +324,14 @@ t_tx_ip_cksum(const void *arg __rte_unused)
 	ip = (struct rte_ipv4_hdr *)l3_of(&m);
 	ip->hdr_checksum = 0x1234;
 	m.ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-	CHECK_EQ(vnapi_net_tx_prepare(&m, 0), 0);
-	CHECK_EQ(rte_raw_cksum(ip, IP4_LEN), 0xffff);
+	EXPECT_EQ(vnapi_net_tx_prepare(&m, 0), 0);
+	EXPECT_EQ(rte_raw_cksum(ip, IP4_LEN), 0xffff);
 	/* No L4 request: an all-zero header. */
 	memset(&h, 0xee, sizeof(h));
 	vnapi_net_hdr_encode(&h, sizeof(h), &m, OL_ALL);
-	CHECK_EQ(h.flags | h.gso_type | h.hdr_len | h.gso_size | h.csum_start | h.csum_offset |
+	EXPECT_EQ(h.flags | h.gso_type | h.hdr_len | h.gso_size | h.csum_start | h.csum_offset |
 		 h.num_buffers, 0);
 	return 0;
-teardown:
-	return 1;
 }
 
 /* Every rejection of prepare, and nothing written for a plain packet. */
@@ -344,8 +349,8 @@ t_tx_prepare_rejects(const void *arg __rte_unused)
 	setup; \
 	printf("#  %s -> %s\n", #setup, #err); \
 	memcpy(before, small_buf, SMALL_BUF); \
-	CHECK_EQ(vnapi_net_tx_prepare(&m, ol), err); \
-	CHECK(memcmp(before, small_buf, SMALL_BUF) == 0); \
+	EXPECT_EQ(vnapi_net_tx_prepare(&m, ol), err); \
+	EXPECT(memcmp(before, small_buf, SMALL_BUF) == 0); \
 } while (0)
 
 	REJECT(m.ol_flags &= ~RTE_MBUF_F_TX_IPV4, OL_ALL, -EINVAL);
@@ -375,8 +380,6 @@ t_tx_prepare_rejects(const void *arg __rte_unused)
 	REJECT((m.ol_flags = RTE_MBUF_F_TX_IPV4), OL_ALL, 0);
 #undef REJECT
 	return 0;
-teardown:
-	return 1;
 }
 
 /* Encode: 10-byte headers stop at 10, requests not negotiated are left out. */
@@ -393,30 +396,28 @@ t_tx_encode(const void *arg __rte_unused)
 	m.tso_segsz = 500;
 	memset(raw, 0xee, sizeof(raw));
 	vnapi_net_hdr_encode((struct vnapi_net_hdr *)raw, VNAPI_NET_HDR_LEGACY_SIZE, &m, OL_ALL);
-	CHECK_EQ(raw[0], VNAPI_NET_HDR_F_NEEDS_CSUM);
-	CHECK_EQ(raw[1], VNAPI_NET_HDR_GSO_TCPV4);
-	CHECK_EQ(raw[10], 0xee);
-	CHECK_EQ(raw[11], 0xee);
+	EXPECT_EQ(raw[0], VNAPI_NET_HDR_F_NEEDS_CSUM);
+	EXPECT_EQ(raw[1], VNAPI_NET_HDR_GSO_TCPV4);
+	EXPECT_EQ(raw[10], 0xee);
+	EXPECT_EQ(raw[11], 0xee);
 
 	/* TSO4 not negotiated: the checksum request only. */
 	vnapi_net_hdr_encode(&h, sizeof(h), &m, VNAPI_OL_CSUM | VNAPI_OL_TSO6);
-	CHECK_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
-	CHECK_EQ(h.gso_type, VNAPI_NET_HDR_GSO_NONE);
-	CHECK_EQ(h.gso_size, 0);
-	CHECK_EQ(h.hdr_len, 0);
-	CHECK_EQ(h.csum_start, 34);
+	EXPECT_EQ(h.flags, VNAPI_NET_HDR_F_NEEDS_CSUM);
+	EXPECT_EQ(h.gso_type, VNAPI_NET_HDR_GSO_NONE);
+	EXPECT_EQ(h.gso_size, 0);
+	EXPECT_EQ(h.hdr_len, 0);
+	EXPECT_EQ(h.csum_start, 34);
 	/* Nothing negotiated: all zero. */
 	memset(&h, 0xee, sizeof(h));
 	vnapi_net_hdr_encode(&h, sizeof(h), &m, 0);
-	CHECK_EQ(h.flags | h.gso_type | h.hdr_len | h.gso_size | h.csum_start | h.csum_offset |
+	EXPECT_EQ(h.flags | h.gso_type | h.hdr_len | h.gso_size | h.csum_start | h.csum_offset |
 		 h.num_buffers, 0);
 	/* SCTP: not expressible, no flag. */
 	m.ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_SCTP_CKSUM;
 	vnapi_net_hdr_encode(&h, sizeof(h), &m, OL_ALL);
-	CHECK_EQ(h.flags, 0);
+	EXPECT_EQ(h.flags, 0);
 	return 0;
-teardown:
-	return 1;
 }
 
 static struct vnapi_net_hdr
@@ -445,68 +446,59 @@ t_rx_decode(const void *arg __rte_unused)
 	build(&m, false, IPPROTO_TCP, 100);
 	m.ol_flags = 0;
 	h = hdr_of(0, 0, 0, 0, 0, 0);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, 0);
-	CHECK_EQ(m.packet_type, 0);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, 0);
+	EXPECT_EQ(m.packet_type, 0);
 
 	/* NEEDS_CSUM at the packet's TCP checksum: CKSUM_NONE. */
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 34, 16);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
-	CHECK_EQ(m.packet_type, ptype4);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	EXPECT_EQ(m.packet_type, ptype4);
 
 	/* DATA_VALID: GOOD. */
 	m.ol_flags = 0;
 	h = hdr_of(VNAPI_NET_HDR_F_DATA_VALID, 0, 0, 0, 0, 0);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_GOOD);
 
 	/* UDP over IPv6 at its own field. */
 	mbuf_init(&m, small_buf, SMALL_BUF);
 	build(&m, true, IPPROTO_UDP, 100);
 	m.ol_flags = 0;
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 54, 6);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
-	CHECK_EQ(m.packet_type, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	EXPECT_EQ(m.packet_type, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP);
 
 	/* GSO TCPV4 with NEEDS_CSUM: LRO + CKSUM_NONE + tso_segsz. */
 	mbuf_init(&m, big_buf, BIG_BUF);
 	build(&m, false, IPPROTO_TCP, 30000);
 	m.ol_flags = 0;
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, VNAPI_NET_HDR_GSO_TCPV4, 54, 1448, 34, 16);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_NONE);
-	CHECK_EQ(m.tso_segsz, 1448);
-	CHECK_EQ(m.packet_type, ptype4);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	EXPECT_EQ(m.tso_segsz, 1448);
+	EXPECT_EQ(m.packet_type, ptype4);
 
 	/* GSO TCPV6 | ECN over a two-segment chain. */
-	mbuf_init(&m, small_buf, SMALL_BUF);
-	mbuf_init(&m2, small_buf2, SMALL_BUF);
-	build(&m, true, IPPROTO_TCP, 1000);
-	m.ol_flags = 0;
-	m2.data_len = 1500;
-	m.next = &m2;
-	m.nb_segs = 2;
-	m.pkt_len += 1500;
+	build_chain(&m, &m2, true, IPPROTO_TCP, 1000, 1500);
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, VNAPI_NET_HDR_GSO_TCPV6 | VNAPI_NET_HDR_GSO_ECN,
 		   74, 1220, 54, 16);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_NONE);
-	CHECK_EQ(m.tso_segsz, 1220);
-	CHECK_EQ(m.packet_type, ptype6);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, OL_ALL), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	EXPECT_EQ(m.tso_segsz, 1220);
+	EXPECT_EQ(m.packet_type, ptype6);
 
 	/* Boundary: csum_start + csum_offset + 2 == pkt_len is valid. */
 	mbuf_init(&m, small_buf, SMALL_BUF);
 	build(&m, false, IPPROTO_UDP, 0);
 	m.ol_flags = 0;
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 34, 6);
-	CHECK_EQ(m.pkt_len, 34 + 8);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
+	EXPECT_EQ(m.pkt_len, 34 + 8);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, RTE_MBUF_F_RX_L4_CKSUM_NONE);
 	return 0;
-teardown:
-	return 1;
 }
 
 /* The software completion gives the right checksum when the device names
@@ -532,13 +524,11 @@ t_rx_sw_complete(const void *arg __rte_unused)
 	memcpy(l4 + 16, &psum, 2);
 	ref = ref_l4_cksum(&m, false, 16);
 	h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 32, 18);
-	CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
-	CHECK_EQ(m.ol_flags, 0);
+	EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_OK);
+	EXPECT_EQ(m.ol_flags, 0);
 	memcpy(&got, l4 + 16, 2);
-	CHECK_EQ(got, ref);
+	EXPECT_EQ(got, ref);
 	return 0;
-teardown:
-	return 1;
 }
 
 /* Received: every hostile field value; the mbuf must stay untouched. */
@@ -616,13 +606,13 @@ t_rx_hostile(const void *arg __rte_unused)
 		build(&m, cases[i].v6, cases[i].proto,
 		      174 - ETH_LEN - (cases[i].v6 ? IP6_LEN : IP4_LEN) -
 		      (cases[i].proto == IPPROTO_TCP ? TCP_LEN : 8));
-		CHECK_EQ(m.pkt_len, 174);
+		EXPECT_EQ(m.pkt_len, 174);
 		m.ol_flags = 0;
 		saved = m;
 		memcpy(before, small_buf, SMALL_BUF);
-		CHECK_EQ(vnapi_net_hdr_decode(&cases[i].h, &m, cases[i].ol), cases[i].v);
-		CHECK(memcmp(&saved, &m, sizeof(m)) == 0);
-		CHECK(memcmp(before, small_buf, SMALL_BUF) == 0);
+		EXPECT_EQ(vnapi_net_hdr_decode(&cases[i].h, &m, cases[i].ol), cases[i].v);
+		EXPECT(memcmp(&saved, &m, sizeof(m)) == 0);
+		EXPECT(memcmp(before, small_buf, SMALL_BUF) == 0);
 	}
 
 	/* A checksum to complete in software whose field is in the second
@@ -631,21 +621,12 @@ t_rx_hostile(const void *arg __rte_unused)
 		struct rte_mbuf m2;
 		struct vnapi_net_hdr h = hdr_of(VNAPI_NET_HDR_F_NEEDS_CSUM, 0, 0, 0, 14, 100);
 
-		mbuf_init(&m, small_buf, SMALL_BUF);
-		mbuf_init(&m2, small_buf2, SMALL_BUF);
-		build(&m, false, IPPROTO_UDP, 50);
-		m.ol_flags = 0;
-		m2.data_len = 500;
-		m.next = &m2;
-		m.nb_segs = 2;
-		m.pkt_len += 500;
+		build_chain(&m, &m2, false, IPPROTO_UDP, 50, 500);
 		saved = m;
-		CHECK_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_BAD_CSUM);
-		CHECK(memcmp(&saved, &m, sizeof(m)) == 0);
+		EXPECT_EQ(vnapi_net_hdr_decode(&h, &m, VNAPI_OL_CSUM), VNAPI_NET_RX_BAD_CSUM);
+		EXPECT(memcmp(&saved, &m, sizeof(m)) == 0);
 	}
 	return 0;
-teardown:
-	return 1;
 }
 
 static const struct unit_case cases[] = {

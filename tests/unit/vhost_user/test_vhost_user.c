@@ -133,19 +133,15 @@ teardown:
 static int
 test_request_names(const void *arg)
 {
-	int rc = -1;
-
 	(void)arg;
-	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_FEATURES), "GET_FEATURES") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_SET_VRING_KICK), "SET_VRING_KICK") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_STATUS), "GET_STATUS") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(0), "UNKNOWN") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(6), "UNKNOWN") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(41), "UNKNOWN") == 0);
-	CHECK(strcmp(vnapi_vhost_user_request_name(UINT32_MAX), "UNKNOWN") == 0);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_FEATURES), "GET_FEATURES") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(VHOST_USER_SET_VRING_KICK), "SET_VRING_KICK") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(VHOST_USER_GET_STATUS), "GET_STATUS") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(0), "UNKNOWN") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(6), "UNKNOWN") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(41), "UNKNOWN") == 0);
+	EXPECT(strcmp(vnapi_vhost_user_request_name(UINT32_MAX), "UNKNOWN") == 0);
+	return 0;
 }
 
 /* ---- check_reply over hand-made buffers ---- */
@@ -206,7 +202,7 @@ test_check_reply(const void *arg)
 	const struct cr_case *c = arg;
 	uint8_t buf[300];
 	uint64_t v = UINT64_C(0xdeadbeef), payload = CR_U64;
-	int rc = -1, ret;
+	int ret;
 
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, &c->hreq, 4);
@@ -215,17 +211,15 @@ test_check_reply(const void *arg)
 	memcpy(buf + 12, &payload, 8);
 	ret = vnapi_vhost_user_check_reply(c->request, c->null_buf ? NULL : buf, c->len,
 					   c->nfds, &v);
-	CHECK_EQ(ret, c->expect);
+	EXPECT_EQ(ret, c->expect);
 	if (ret == 0) {
-		CHECK_EQ(v, c->value);
+		EXPECT_EQ(v, c->value);
 		/* value is optional */
-		CHECK_EQ(vnapi_vhost_user_check_reply(c->request, buf, c->len, c->nfds, NULL), 0);
+		EXPECT_EQ(vnapi_vhost_user_check_reply(c->request, buf, c->len, c->nfds, NULL), 0);
 	} else {
-		CHECK_EQ(v, UINT64_C(0xdeadbeef));
+		EXPECT_EQ(v, UINT64_C(0xdeadbeef));
 	}
-	rc = 0;
-teardown:
-	return rc;
+	return 0;
 }
 
 /* ---- the negotiation a driver does ---- */
@@ -488,34 +482,31 @@ test_no_fd_flag(struct vnapi_vhost_user *vu, struct fake_backend *fb, const stru
 	unsigned int first = ack ? 2 : 0;
 	struct fb_record r;
 	uint64_t v;
-	int rc = -1;
 
-	CHECK_EQ(vnapi_vhost_user_set_vring_kick(vu, 3, -1), 0);
-	CHECK_EQ(vnapi_vhost_user_set_vring_call(vu, 255, -1), 0);
+	EXPECT_EQ(vnapi_vhost_user_set_vring_kick(vu, 3, -1), 0);
+	EXPECT_EQ(vnapi_vhost_user_set_vring_call(vu, 255, -1), 0);
 	/* Rejected before sending. */
-	CHECK_EQ(vnapi_vhost_user_set_vring_kick(vu, 256, -1), -EINVAL);
-	CHECK_EQ(vnapi_vhost_user_set_vring_call(vu, 0, -7), -EBADF);
-	CHECK(vu->sock >= 0);
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT_EQ(vnapi_vhost_user_set_vring_kick(vu, 256, -1), -EINVAL);
+	EXPECT_EQ(vnapi_vhost_user_set_vring_call(vu, 0, -7), -EBADF);
+	EXPECT(vu->sock >= 0);
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 
-	CHECK_EQ(fake_backend_wait(fb, first + 3, 2000), first + 3);
-	CHECK_EQ(fake_backend_record(fb, first, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_SET_VRING_KICK);
-	CHECK_EQ(r.flags, FLAG_VERSION | (ack ? FLAG_NEED_REPLY : 0));
-	CHECK_EQ(r.nfds, 0);
+	EXPECT_EQ(fake_backend_wait(fb, first + 3, 2000), first + 3);
+	EXPECT_EQ(fake_backend_record(fb, first, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_SET_VRING_KICK);
+	EXPECT_EQ(r.flags, FLAG_VERSION | (ack ? FLAG_NEED_REPLY : 0));
+	EXPECT_EQ(r.nfds, 0);
 	memcpy(&v, r.payload, 8);
-	CHECK_EQ(v, 3 | NOFD);
-	CHECK_EQ(fake_backend_record(fb, first + 1, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_SET_VRING_CALL);
-	CHECK_EQ(r.nfds, 0);
+	EXPECT_EQ(v, 3 | NOFD);
+	EXPECT_EQ(fake_backend_record(fb, first + 1, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_SET_VRING_CALL);
+	EXPECT_EQ(r.nfds, 0);
 	memcpy(&v, r.payload, 8);
-	CHECK_EQ(v, 255 | NOFD);
-	CHECK_EQ(fake_backend_record(fb, first + 2, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_GET_FEATURES);
-	CHECK(no_violations(fb));
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(v, 255 | NOFD);
+	EXPECT_EQ(fake_backend_record(fb, first + 2, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_GET_FEATURES);
+	EXPECT(no_violations(fb));
+	return 0;
 }
 
 /*
@@ -529,25 +520,22 @@ test_set_protocol_features_no_ack(struct vnapi_vhost_user *vu, struct fake_backe
 {
 	struct fb_record r;
 	const uint64_t pf = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK);
-	int rc = -1;
 
 	(void)ob;
-	CHECK_EQ(vnapi_vhost_user_set_protocol_features(vu, pf), 0);
-	CHECK_EQ(vnapi_vhost_user_set_owner(vu), 0);
-	CHECK_EQ(fake_backend_wait(fb, 4, 2000), 4);
-	CHECK_EQ(fake_backend_record(fb, 1, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
-	CHECK_EQ(r.flags, FLAG_VERSION);
-	CHECK_EQ(fake_backend_record(fb, 2, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
-	CHECK_EQ(r.flags, FLAG_VERSION);
-	CHECK_EQ(fake_backend_record(fb, 3, &r), 0);
-	CHECK_EQ(r.request, VHOST_USER_SET_OWNER);
-	CHECK_EQ(r.flags, FLAG_VERSION | FLAG_NEED_REPLY);
-	CHECK(no_violations(fb));
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(vnapi_vhost_user_set_protocol_features(vu, pf), 0);
+	EXPECT_EQ(vnapi_vhost_user_set_owner(vu), 0);
+	EXPECT_EQ(fake_backend_wait(fb, 4, 2000), 4);
+	EXPECT_EQ(fake_backend_record(fb, 1, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
+	EXPECT_EQ(r.flags, FLAG_VERSION);
+	EXPECT_EQ(fake_backend_record(fb, 2, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_SET_PROTOCOL_FEATURES);
+	EXPECT_EQ(r.flags, FLAG_VERSION);
+	EXPECT_EQ(fake_backend_record(fb, 3, &r), 0);
+	EXPECT_EQ(r.request, VHOST_USER_SET_OWNER);
+	EXPECT_EQ(r.flags, FLAG_VERSION | FLAG_NEED_REPLY);
+	EXPECT(no_violations(fb));
+	return 0;
 }
 
 /* ---- faults ---- */
@@ -623,34 +611,32 @@ fault_script(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct 
 {
 	const struct fault_case *c = ob->arg;
 	uint64_t t0, dt, v;
-	int rc = -1, ret;
+	int ret;
 
 	fake_backend_set_fault(fb, c->request, c->fault);
 	t0 = vnapi_now_ms();
 	ret = fault_request(vu, c->request);
 	dt = vnapi_now_ms() - t0;
-	CHECK_EQ(ret, c->expect);
+	EXPECT_EQ(ret, c->expect);
 	if (c->expect == -ETIMEDOUT) {
-		CHECK(dt >= TEST_REPLY_TIMEOUT_MS - 10);
-		CHECK(dt < TEST_REPLY_TIMEOUT_MS + 2000);
+		EXPECT(dt >= TEST_REPLY_TIMEOUT_MS - 10);
+		EXPECT(dt < TEST_REPLY_TIMEOUT_MS + 2000);
 	} else {
-		CHECK(dt < 2000);
+		EXPECT(dt < 2000);
 	}
 	if (c->expect == -EIO) {
 		/* A refusal leaves the connection in step and usable. */
-		CHECK(vu->sock >= 0);
-		CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-		CHECK_EQ(v, 0x1234);
+		EXPECT(vu->sock >= 0);
+		EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+		EXPECT_EQ(v, 0x1234);
 	} else {
 		/* Anything else closes it: later requests cannot read a stale reply. */
-		CHECK_EQ(vu->sock, -1);
-		CHECK(vnapi_vhost_user_peer_gone(vu));
-		CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
+		EXPECT_EQ(vu->sock, -1);
+		EXPECT(vnapi_vhost_user_peer_gone(vu));
+		EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
 	}
-	CHECK(no_violations(fb));
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(no_violations(fb));
+	return 0;
 }
 
 /* A fault_cases[] row on a back end that has REPLY_ACK to offer. */
@@ -677,21 +663,19 @@ static int
 test_peer_gone(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct on_backend *ob)
 {
 	uint64_t v;
-	int rc = -1, i;
+	int i;
 
 	(void)ob;
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	CHECK(!vnapi_vhost_user_peer_gone(vu));
-	CHECK(!vnapi_vhost_user_peer_gone(vu));   /* peeking consumes nothing */
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT(!vnapi_vhost_user_peer_gone(vu));
+	EXPECT(!vnapi_vhost_user_peer_gone(vu));   /* peeking consumes nothing */
 	fake_backend_drop(fb);
 	for (i = 0; i < 100 && !vnapi_vhost_user_peer_gone(vu); i++)
 		usleep(1000);
-	CHECK(vnapi_vhost_user_peer_gone(vu));
+	EXPECT(vnapi_vhost_user_peer_gone(vu));
 	vnapi_vhost_user_close(vu);
-	CHECK(vnapi_vhost_user_peer_gone(vu));
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(vnapi_vhost_user_peer_gone(vu));
+	return 0;
 }
 
 /* SIGPIPE keeps its default action here: a send without MSG_NOSIGNAL kills the test. */
@@ -700,18 +684,16 @@ test_send_after_disconnect(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 			   const struct on_backend *ob)
 {
 	uint64_t v;
-	int rc = -1, ret;
+	int ret;
 
 	(void)ob;
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
 	fake_backend_drop(fb);
 	ret = vnapi_vhost_user_set_features(vu, 1);
-	CHECK(ret == -EPIPE || ret == -ECONNRESET);
-	CHECK_EQ(vu->sock, -1);
-	CHECK_EQ(vnapi_vhost_user_set_features(vu, 1), -ENOTCONN);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(ret == -EPIPE || ret == -ECONNRESET);
+	EXPECT_EQ(vu->sock, -1);
+	EXPECT_EQ(vnapi_vhost_user_set_features(vu, 1), -ENOTCONN);
+	return 0;
 }
 
 /* A disconnect after a request that has no reply shows on the next request. */
@@ -720,17 +702,15 @@ test_disconnect_no_reply(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 			 const struct on_backend *ob)
 {
 	uint64_t v;
-	int rc = -1, ret;
+	int ret;
 
 	(void)ob;
-	CHECK_EQ(vnapi_vhost_user_set_features(vu, 1), 0);
-	CHECK_EQ(fake_backend_wait(fb, 1, 2000), 1);
+	EXPECT_EQ(vnapi_vhost_user_set_features(vu, 1), 0);
+	EXPECT_EQ(fake_backend_wait(fb, 1, 2000), 1);
 	ret = vnapi_vhost_user_get_features(vu, &v);
-	CHECK(ret == -ECONNRESET || ret == -EPIPE);
-	CHECK_EQ(vu->sock, -1);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(ret == -ECONNRESET || ret == -EPIPE);
+	EXPECT_EQ(vu->sock, -1);
+	return 0;
 }
 
 /* vnapi_vhost_user_get_features() with the EAL log going to *out (text, malloc'd). */
@@ -788,18 +768,15 @@ test_not_connected(const void *arg)
 {
 	struct vnapi_vhost_user vu = { .sock = -1 };
 	uint64_t v;
-	int rc = -1;
 
 	(void)arg;
-	CHECK_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
-	CHECK_EQ(vnapi_vhost_user_set_owner(&vu), -ENOTCONN);
-	CHECK(vnapi_vhost_user_peer_gone(&vu));
+	EXPECT_EQ(vnapi_vhost_user_get_features(&vu, &v), -ENOTCONN);
+	EXPECT_EQ(vnapi_vhost_user_set_owner(&vu), -ENOTCONN);
+	EXPECT(vnapi_vhost_user_peer_gone(&vu));
 	vnapi_vhost_user_close(&vu);
 	vnapi_vhost_user_close(&vu);
-	CHECK_EQ(vu.sock, -1);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(vu.sock, -1);
+	return 0;
 }
 
 /* ---- connect ---- */
@@ -810,24 +787,21 @@ test_connect_missing(const void *arg)
 	struct vnapi_vhost_user vu = { .sock = -1 };
 	char path[108];
 	uint64_t t0, dt;
-	int rc = -1;
 
 	(void)arg;
 	snprintf(path, sizeof(path), "/tmp/vnapi-vu-test-missing-%d/none.sock", (int)getpid());
 	t0 = vnapi_now_ms();
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 300, 50), -ENOENT);
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, path, 300, 50), -ENOENT);
 	dt = vnapi_now_ms() - t0;
-	CHECK(dt >= 290);
-	CHECK(dt < 3000);
-	CHECK_EQ(vu.sock, -1);
+	EXPECT(dt >= 290);
+	EXPECT(dt < 3000);
+	EXPECT_EQ(vu.sock, -1);
 
 	/* timeout 0: one attempt */
 	t0 = vnapi_now_ms();
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 50), -ENOENT);
-	CHECK(vnapi_now_ms() - t0 < 100);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, path, 0, 50), -ENOENT);
+	EXPECT(vnapi_now_ms() - t0 < 100);
+	return 0;
 }
 
 static int
@@ -894,24 +868,21 @@ test_connect_bad_path(const void *arg)
 {
 	struct vnapi_vhost_user vu = { .sock = -1 };
 	char path[256];
-	int rc = -1;
 
 	(void)arg;
 	memset(path, 'a', sizeof(path));
 	path[0] = '/';
 	path[200] = '\0';
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
-	CHECK_EQ(vu.sock, -1);
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
+	EXPECT_EQ(vu.sock, -1);
 	path[108] = '\0';   /* 108 bytes: no room for the NUL in sun_path */
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, path, 100, 10), -ENAMETOOLONG);
 	path[107] = '\0';   /* 107 bytes: fits, but does not exist */
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, path, 0, 10), -ENOENT);
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, "", 0, 10), -EINVAL);
-	CHECK_EQ(vnapi_vhost_user_connect(&vu, NULL, 0, 10), -EINVAL);
-	CHECK_EQ(vu.sock, -1);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, path, 0, 10), -ENOENT);
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, "", 0, 10), -EINVAL);
+	EXPECT_EQ(vnapi_vhost_user_connect(&vu, NULL, 0, 10), -EINVAL);
+	EXPECT_EQ(vu.sock, -1);
+	return 0;
 }
 
 /* ---- set_mem_table limits ---- */
@@ -923,23 +894,20 @@ test_mem_table_limits(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 	struct vnapi_vhost_user_region reg[VHOST_USER_MAX_MEM_REGIONS + 1];
 	unsigned int i;
 	uint64_t v;
-	int rc = -1;
 
 	(void)ob;
 	memset(reg, 0, sizeof(reg));
 	for (i = 0; i < ARRAY_SIZE(reg); i++)
 		reg[i].fd = 0;
-	CHECK_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 9), -E2BIG);
+	EXPECT_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 9), -E2BIG);
 	reg[1].fd = -1;
-	CHECK_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 2), -EBADF);
-	CHECK(vu->sock >= 0);
+	EXPECT_EQ(vnapi_vhost_user_set_mem_table(vu, reg, 2), -EBADF);
+	EXPECT(vu->sock >= 0);
 	/* Nothing was sent: the first request the back end sees is this one. */
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	CHECK_EQ(fake_backend_wait(fb, 1, 1000), 1);
-	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT_EQ(fake_backend_wait(fb, 1, 1000), 1);
+	EXPECT_EQ(fake_backend_wait(fb, 2, 50), 1);
+	return 0;
 }
 
 /* ---- what the back end writes outside a request ---- */
@@ -974,28 +942,25 @@ test_unsolicited_poll(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 	uint32_t request;
 	size_t bytes;
 	uint64_t v;
-	int rc = -1;
 
 	/* Nothing pending: 0, nothing consumed. */
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), 0);
-	CHECK_EQ(bytes, 0);
+	EXPECT_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), 0);
+	EXPECT_EQ(bytes, 0);
 	fake_backend_set_fault(fb, VHOST_USER_GET_FEATURES, c->fault);
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	CHECK_EQ(v, 0x1234);
-	CHECK(wait_readable(vu->sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -EPROTO);
-	CHECK_EQ(request, VHOST_USER_GET_FEATURES);
-	CHECK_EQ(bytes, c->bytes);
-	CHECK_EQ(nfds, c->nfds);
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT_EQ(v, 0x1234);
+	EXPECT(wait_readable(vu->sock, 1000));
+	EXPECT_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -EPROTO);
+	EXPECT_EQ(request, VHOST_USER_GET_FEATURES);
+	EXPECT_EQ(bytes, c->bytes);
+	EXPECT_EQ(nfds, c->nfds);
 	/* Read to the end: a level-triggered watch would not fire again. */
-	CHECK(!wait_readable(vu->sock, 0));
+	EXPECT(!wait_readable(vu->sock, 0));
 	/* Then the back end closes: -ECONNRESET. */
 	fake_backend_drop(fb);
-	CHECK(wait_readable(vu->sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -ECONNRESET);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT(wait_readable(vu->sock, 1000));
+	EXPECT_EQ(vnapi_vhost_user_poll_inbound(vu, &request, &bytes, &nfds), -ECONNRESET);
+	return 0;
 }
 
 /* Bytes already waiting when a request starts: -EPROTO, connection closed. */
@@ -1005,19 +970,16 @@ test_unsolicited_before_request(struct vnapi_vhost_user *vu, struct fake_backend
 {
 	const struct unsolicited_case *c = ob->arg;
 	uint64_t v;
-	int rc = -1;
 
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
-	CHECK_EQ(fake_backend_send_unsolicited(fb, 42, c->nfds), 0);
-	CHECK(wait_readable(vu->sock, 1000));
-	CHECK_EQ(vnapi_vhost_user_set_owner(vu), -EPROTO);
-	CHECK_EQ(vu->sock, -1);
-	CHECK_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	EXPECT_EQ(fake_backend_send_unsolicited(fb, 42, c->nfds), 0);
+	EXPECT(wait_readable(vu->sock, 1000));
+	EXPECT_EQ(vnapi_vhost_user_set_owner(vu), -EPROTO);
+	EXPECT_EQ(vu->sock, -1);
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), -ENOTCONN);
 	/* Only GET_FEATURES reached the back end. */
-	CHECK_EQ(fake_backend_wait(fb, 2, 50), 1);
-	rc = 0;
-teardown:
-	return rc;
+	EXPECT_EQ(fake_backend_wait(fb, 2, 50), 1);
+	return 0;
 }
 
 /* Server mode: stale socket removed, live one and a plain file refused. */
@@ -1094,89 +1056,60 @@ teardown:
 
 static const bool ack_off = false, ack_on = true;
 
-/* What each run_on_backend() row of fixed_cases[] starts and runs. */
-static const struct on_backend on_no_fd_flag_ack_off = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.script = test_no_fd_flag,
-};
-static const struct on_backend on_no_fd_flag_ack_on = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.ack = true,
-	.script = test_no_fd_flag,
-};
-static const struct on_backend on_set_pf_no_ack = {
-	.cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
-	.ack = true,
-	.script = test_set_protocol_features_no_ack,
-};
-static const struct on_backend on_peer_gone = {
-	.cfg = { .features = 1 },
-	.script = test_peer_gone,
-};
-static const struct on_backend on_send_after_disconnect = {
-	.cfg = { .features = 1 },
-	.script = test_send_after_disconnect,
-};
-static const struct on_backend on_disconnect_no_reply = {
-	.cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT },
-	.script = test_disconnect_no_reply,
-};
-static const struct on_backend on_debug_trace = {
-	.cfg = { .features = 1 },
-	.script = test_debug_trace,
-};
-static const struct on_backend on_mem_table_limits = {
-	.cfg = { .features = 1 },
-	.script = test_mem_table_limits,
-};
-static const struct on_backend on_unsolicited_poll_msg = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_msg,
-};
-static const struct on_backend on_unsolicited_poll_fd = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_fd,
-};
-static const struct on_backend on_unsolicited_poll_dup = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_poll,
-	.arg = &unsolicited_dup,
-};
-static const struct on_backend on_unsolicited_before_msg = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_before_request,
-	.arg = &unsolicited_msg,
-};
-static const struct on_backend on_unsolicited_before_fd = {
-	.cfg = { .features = 0x1234 },
-	.script = test_unsolicited_before_request,
-	.arg = &unsolicited_fd,
-};
+/*
+ * A fixed_cases[] row that runs on_backend's script on a back end of the
+ * given configuration (struct on_backend's fields, designated); the compound
+ * literal has static storage at file scope, so the row needs no named
+ * on_backend.
+ */
+#define ON_BACKEND(name, ...) \
+	{ name, run_on_backend, &(const struct on_backend){ __VA_ARGS__ } }
+
+/*
+ * A row of the unsolicited-message cases: test_unsolicited_<when> with
+ * unsolicited_<what>, on a back end that offers features 0x1234 (the
+ * script's get_features reply).
+ */
+#define UNSOLICITED(name, when, what) \
+	ON_BACKEND(name, .script = test_unsolicited_##when, .cfg = { .features = 0x1234 }, \
+		   .arg = &unsolicited_##what)
 
 static const struct unit_case fixed_cases[] = {
 	{ "request names", test_request_names, NULL },
 	{ "negotiation sequence, REPLY_ACK off", test_negotiation, &ack_off },
 	{ "negotiation sequence, REPLY_ACK on", test_negotiation, &ack_on },
-	{ "kick/call no-fd flag, REPLY_ACK off", run_on_backend, &on_no_fd_flag_ack_off },
-	{ "kick/call no-fd flag, REPLY_ACK on", run_on_backend, &on_no_fd_flag_ack_on },
-	{ "SET_PROTOCOL_FEATURES never asks for an ack", run_on_backend, &on_set_pf_no_ack },
-	{ "peer_gone: live, then back end closes", run_on_backend, &on_peer_gone },
-	{ "send after disconnect: -EPIPE, no SIGPIPE", run_on_backend, &on_send_after_disconnect },
-	{ "disconnect after a no-reply request", run_on_backend, &on_disconnect_no_reply },
-	{ "debug trace: one line per request and reply", run_on_backend, &on_debug_trace },
+	ON_BACKEND("kick/call no-fd flag, REPLY_ACK off",
+		   .script = test_no_fd_flag,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) }),
+	ON_BACKEND("kick/call no-fd flag, REPLY_ACK on",
+		   .script = test_no_fd_flag,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+		   .ack = true),
+	ON_BACKEND("SET_PROTOCOL_FEATURES never asks for an ack",
+		   .script = test_set_protocol_features_no_ack,
+		   .cfg = { .protocol_features = BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) },
+		   .ack = true),
+	ON_BACKEND("peer_gone: live, then back end closes",
+		   .script = test_peer_gone, .cfg = { .features = 1 }),
+	ON_BACKEND("send after disconnect: -EPIPE, no SIGPIPE",
+		   .script = test_send_after_disconnect, .cfg = { .features = 1 }),
+	ON_BACKEND("disconnect after a no-reply request",
+		   .script = test_disconnect_no_reply,
+		   .cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT }),
+	ON_BACKEND("debug trace: one line per request and reply",
+		   .script = test_debug_trace, .cfg = { .features = 1 }),
 	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
 	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
 	{ "connect: refused, bounded retry", test_connect_refused, NULL },
 	{ "connect: back end listens late", test_connect_retry, NULL },
 	{ "connect: path too long / empty", test_connect_bad_path, NULL },
-	{ "set_mem_table: 9 regions -E2BIG, bad fd -EBADF", run_on_backend, &on_mem_table_limits },
-	{ "unsolicited message after a reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_msg },
-	{ "unsolicited message with an fd: read, fd closed, -EPROTO", run_on_backend, &on_unsolicited_poll_fd },
-	{ "late (duplicate) reply: read, -EPROTO", run_on_backend, &on_unsolicited_poll_dup },
-	{ "unsolicited message before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_msg },
-	{ "unsolicited fd before a request: -EPROTO, closed", run_on_backend, &on_unsolicited_before_fd },
+	ON_BACKEND("set_mem_table: 9 regions -E2BIG, bad fd -EBADF",
+		   .script = test_mem_table_limits, .cfg = { .features = 1 }),
+	UNSOLICITED("unsolicited message after a reply: read, -EPROTO", poll, msg),
+	UNSOLICITED("unsolicited message with an fd: read, fd closed, -EPROTO", poll, fd),
+	UNSOLICITED("late (duplicate) reply: read, -EPROTO", poll, dup),
+	UNSOLICITED("unsolicited message before a request: -EPROTO, closed", before_request, msg),
+	UNSOLICITED("unsolicited fd before a request: -EPROTO, closed", before_request, fd),
 	{ "server: stale socket removed, live or foreign refused, accept", test_listen, NULL },
 };
 

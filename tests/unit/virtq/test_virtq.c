@@ -103,6 +103,30 @@ static struct test_run test_runs[TEST_MAX_RUNS];
 static struct unit_case test_unit_cases[TEST_MAX_RUNS];
 static char test_names[TEST_MAX_RUNS][160];
 
+/* A case on a harness this runner owns: set up, run the body, end. */
+static int
+test_run_harness(const struct test_case *tc, const struct test_cfg *cfg)
+{
+	struct harness h;
+	int ret = -1;
+
+	if (h_setup_ind(&h, cfg, tc->h.num, tc->h.ind) != 0) {
+		printf("#   h_setup_ind(%u entries, indirect %u) failed\n", tc->h.num, tc->h.ind);
+		goto teardown;
+	}
+	ret = tc->h.body(&h, cfg);
+teardown:
+	switch (tc->h.end) {
+	case H_END_CLEAN:
+		return h_end_clean(&h, ret);
+	case H_END_HEALTHY:
+		return h_end_healthy(&h, ret);
+	case H_END:
+		break;
+	}
+	return h_end(&h, ret);
+}
+
 static int
 test_run_one(const void *arg)
 {
@@ -110,7 +134,9 @@ test_run_one(const void *arg)
 	struct test_cfg cfg = *r->cfg;
 
 	cfg.indirect_max = r->tc->indirect_max;
-	return r->tc->fn(&cfg);
+	if (r->tc->fn != NULL)
+		return r->tc->fn(&cfg);
+	return test_run_harness(r->tc, &cfg);
 }
 
 int

@@ -178,28 +178,22 @@ t_bad_used_jump(const struct test_cfg *cfg)
 
 /* used_count() sees a jump too, and breaks the queue the same way. */
 static int
-t_bad_used_jump_count(const struct test_cfg *cfg)
+t_bad_used_jump_count(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
-	int ret = -1;
-
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), 1);
-	CHECK_EQ(virtq_used_count(h.vq), 1);
-	CHECK_EQ(h_drain(&h), 1);
-	CHECK_EQ(h_add_in(&h, 2), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_complete_all(h), 1);
+	EXPECT_EQ(virtq_used_count(h->vq), 1);
+	EXPECT_EQ(h_drain(h), 1);
+	EXPECT_EQ(h_add_in(h, 2), 0);
 	/* Exactly num + 1 past the last used: one too many. */
-	fake_dev_inject_used_jump(&h.dev);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_used_count(h.vq), 0);
-	CHECK_EQ(h_check_broken(&h, "used idx moved more than num past the last used"), 0);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(2));
-	CHECK(virtq_detach_unused(h.vq) == NULL);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	fake_dev_inject_used_jump(&h->dev);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_used_count(h->vq), 0);
+	EXPECT_EQ(h_check_broken(h, "used idx moved more than num past the last used"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == COOKIE(2));
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
+	return 0;
 }
 
 /*
@@ -208,78 +202,69 @@ teardown:
  * that moves backwards.
  */
 static int
-t_used_idx_bounds(const struct test_cfg *cfg)
+t_used_idx_bounds(struct harness *h, const struct test_cfg *cfg)
 {
 	enum { NUM = 8 };
-	struct harness h;
 	void *cookies[NUM];
 	uint32_t lens[NUM];
 	unsigned int i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
+	EXPECT_EQ(h->p.num, NUM);   /* NUM is the table row's .num */
 	for (i = 0; i < NUM; i++)
-		CHECK_EQ(h_add_in(&h, i + 1), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), NUM);
-	CHECK_EQ(virtq_used_count(h.vq), NUM);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), NUM);
+		EXPECT_EQ(h_add_in(h, i + 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_complete_all(h), NUM);
+	EXPECT_EQ(virtq_used_count(h->vq), NUM);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), NUM);
 	for (i = 0; i < NUM; i++) {
-		CHECK(cookies[i] == COOKIE(i + 1));
-		CHECK_EQ(lens[i], T_SEG_SIZE);
+		EXPECT(cookies[i] == COOKIE(i + 1));
+		EXPECT_EQ(lens[i], T_SEG_SIZE);
 	}
-	CHECK(!virtq_is_broken(h.vq));
-	CHECK_EQ(h_add_in(&h, 20), 0);
-	h_kick(&h);
-	fake_dev_inject_used_jump(&h.dev);          /* exactly num + 1 */
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 0);
-	CHECK_EQ(h_check_broken(&h, "used idx moved more than num past the last used"), 0);
+	EXPECT(!virtq_is_broken(h->vq));
+	EXPECT_EQ(h_add_in(h, 20), 0);
+	h_kick(h);
+	fake_dev_inject_used_jump(&h->dev);          /* exactly num + 1 */
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), 0);
+	EXPECT_EQ(h_check_broken(h, "used idx moved more than num past the last used"), 0);
 
 	/* Backwards by one: modulo 2^16 that is 0xFFFF ahead. */
-	CHECK_EQ(h_restart(&h, h.start), 0);
-	CHECK_EQ(h_add_in(&h, 30), 0);
-	h_kick(&h);
-	__atomic_store_n(&((struct virtq_used *)virtq_device_area(h.vq))->idx,
-			 (uint16_t)(h.start - 1), __ATOMIC_RELEASE);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 0);
-	CHECK_EQ(h_check_broken(&h, "used idx moved more than num past the last used"), 0);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(30));
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	EXPECT_EQ(h_restart(h, h->start), 0);
+	EXPECT_EQ(h_add_in(h, 30), 0);
+	h_kick(h);
+	__atomic_store_n(&((struct virtq_used *)virtq_device_area(h->vq))->idx,
+			 (uint16_t)(h->start - 1), __ATOMIC_RELEASE);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), 0);
+	EXPECT_EQ(h_check_broken(h, "used idx moved more than num past the last used"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == COOKIE(30));
+	return 0;
 }
 
 /* len == writable length is fine; a chain with nothing writable reports 0. */
 static int
-t_used_len_bounds(const struct test_cfg *cfg)
+t_used_len_bounds(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct fake_dev_chain a, b;
 	void *cookies[2];
 	uint32_t lens[2];
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_add_chain(&h, 1, 1, 2, 20), 0);
-	CHECK_EQ(h_add_chain(&h, 2, 3, 0, 20), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_pop(&h, &a), 0);
-	CHECK_EQ(h_dev_pop(&h, &b), 0);
-	CHECK_EQ(a.in_len, 40);
-	CHECK_EQ(b.in_len, 0);
-	CHECK_EQ(fake_dev_push(&h.dev, &a, 40), 0);
-	CHECK_EQ(fake_dev_push(&h.dev, &b, 0xFFFFFFFFu), 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, 2), 2);
-	CHECK(cookies[0] == COOKIE(1) && cookies[1] == COOKIE(2));
-	CHECK_EQ(lens[0], 40);
-	CHECK_EQ(lens[1], 0);
-	CHECK(!virtq_is_broken(h.vq));
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	EXPECT_EQ(h_add_chain(h, 1, 1, 2, 20), 0);
+	EXPECT_EQ(h_add_chain(h, 2, 3, 0, 20), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &a), 0);
+	EXPECT_EQ(h_dev_pop(h, &b), 0);
+	EXPECT_EQ(a.in_len, 40);
+	EXPECT_EQ(b.in_len, 0);
+	EXPECT_EQ(fake_dev_push(&h->dev, &a, 40), 0);
+	EXPECT_EQ(fake_dev_push(&h->dev, &b, 0xFFFFFFFFu), 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, 2), 2);
+	EXPECT(cookies[0] == COOKIE(1) && cookies[1] == COOKIE(2));
+	EXPECT_EQ(lens[0], 40);
+	EXPECT_EQ(lens[1], 0);
+	EXPECT(!virtq_is_broken(h->vq));
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	return 0;
 }
 
 /*
@@ -288,57 +273,52 @@ teardown:
  * not published.
  */
 static int
-t_packed_unexpected(const struct test_cfg *cfg)
+t_packed_unexpected(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct fake_dev_chain c;
 	void *cookies[4];
 	void *cookie;
 	bool seen[3] = { false, false, false };
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
-	CHECK_EQ(h_round_trip(&h, 3), 0);
-	fake_dev_push_raw(&h.dev, 0, 0);            /* nothing is in flight */
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
-	CHECK_EQ(h_check_broken(&h, "used descriptor where none was expected"), 0);
-	CHECK(virtq_detach_unused(h.vq) == NULL);
+	EXPECT_EQ(h_round_trip(h, 3), 0);
+	fake_dev_push_raw(&h->dev, 0, 0);            /* nothing is in flight */
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, NULL, 4), 0);
+	EXPECT_EQ(h_check_broken(h, "used descriptor where none was expected"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
 
 	/* The same through used_count, with an unpublished buffer added. */
-	CHECK_EQ(h_restart(&h, h.start), 0);
-	CHECK_EQ(h_round_trip(&h, 2), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	fake_dev_push_raw(&h.dev, 0, 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_used_count(h.vq), 0);
-	CHECK_EQ(h_check_broken(&h, "used descriptor where none was expected"), 0);
-	CHECK(virtq_detach_unused(h.vq) == COOKIE(1));
-	CHECK(virtq_detach_unused(h.vq) == NULL);
+	EXPECT_EQ(h_restart(h, h->start), 0);
+	EXPECT_EQ(h_round_trip(h, 2), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	fake_dev_push_raw(&h->dev, 0, 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_used_count(h->vq), 0);
+	EXPECT_EQ(h_check_broken(h, "used descriptor where none was expected"), 0);
+	EXPECT(virtq_detach_unused(h->vq) == COOKIE(1));
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
 
 	/* One published, one not: the device returns the unpublished id. */
-	CHECK_EQ(h_restart(&h, h.start), 0);
-	CHECK_EQ(h_add_in(&h, 1), 0);
-	h_kick(&h);
-	CHECK_EQ(h_add_in(&h, 2), 0);               /* id 1, not published */
-	CHECK_EQ(h_dev_pop(&h, &c), 0);
-	CHECK_EQ(c.id, 0);
-	CHECK_EQ(fake_dev_pop(&h.dev, &c), 0);      /* invisible to the device */
-	fake_dev_push_raw(&h.dev, 1, 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, NULL, 4), 0);
-	CHECK(virtq_is_broken(h.vq));
-	CHECK(strcmp(virtq_broken_reason(h.vq), "used id is not an outstanding buffer") == 0);
-	while ((cookie = virtq_detach_unused(h.vq)) != NULL) {
-		CHECK(COOKIE_ID(cookie) >= 1 && COOKIE_ID(cookie) <= 2);
-		CHECK(!seen[COOKIE_ID(cookie)]);
+	EXPECT_EQ(h_restart(h, h->start), 0);
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_add_in(h, 2), 0);               /* id 1, not published */
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	EXPECT_EQ(c.id, 0);
+	EXPECT_EQ(fake_dev_pop(&h->dev, &c), 0);      /* invisible to the device */
+	fake_dev_push_raw(&h->dev, 1, 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, NULL, 4), 0);
+	EXPECT(virtq_is_broken(h->vq));
+	EXPECT(strcmp(virtq_broken_reason(h->vq), "used id is not an outstanding buffer") == 0);
+	while ((cookie = virtq_detach_unused(h->vq)) != NULL) {
+		EXPECT(COOKIE_ID(cookie) >= 1 && COOKIE_ID(cookie) <= 2);
+		EXPECT(!seen[COOKIE_ID(cookie)]);
 		seen[COOKIE_ID(cookie)] = true;
 	}
-	CHECK(seen[1] && seen[2]);
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	ret = 0;
-teardown:
-	return h_end_clean(&h, ret);
+	EXPECT(seen[1] && seen[2]);
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	return 0;
 }
 
 /*
@@ -348,67 +328,63 @@ teardown:
  * end of the ring (the device checks each descriptor's wrap bits).
  */
 static int
-t_packed_ring_edges(const struct test_cfg *cfg)
+t_packed_ring_edges(struct harness *h, const struct test_cfg *cfg)
 {
 	enum { NUM = 8 };
-	struct harness h;
 	struct fake_dev_chain c;
 	void *cookies[NUM];
 	uint32_t lens[NUM];
 	uint16_t base, k, i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, NUM), 0);
-	base = h.start;
-	CHECK_EQ(h_add_chain(&h, 1, 4, 4, 8), 0);
-	CHECK_EQ(virtq_num_free(h.vq), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_pop(&h, &c), 0);
-	CHECK_EQ(c.ndescs, NUM);
-	CHECK_EQ(fake_dev_push(&h.dev, &c, 32), 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_used_count(h.vq), 1);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 1);
-	CHECK(cookies[0] == COOKIE(1));
-	CHECK_EQ(lens[0], 32);
-	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(base + NUM));
-	CHECK_EQ(virtq_num_free(h.vq), NUM);
-	CHECK_EQ(fake_dev_vring_base(&h.dev), h_pos_enc(&h, (uint16_t)(base + NUM)));
-	CHECK(h_wrap(&h, base) != h_wrap(&h, (uint16_t)(base + NUM)));
+	EXPECT_EQ(h->p.num, NUM);   /* NUM is the table row's .num */
+	base = h->start;
+	EXPECT_EQ(h_add_chain(h, 1, 4, 4, 8), 0);
+	EXPECT_EQ(virtq_num_free(h->vq), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	EXPECT_EQ(c.ndescs, NUM);
+	EXPECT_EQ(fake_dev_push(&h->dev, &c, 32), 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_used_count(h->vq), 1);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), 1);
+	EXPECT(cookies[0] == COOKIE(1));
+	EXPECT_EQ(lens[0], 32);
+	EXPECT_EQ(virtq_last_used_idx(h->vq), (uint16_t)(base + NUM));
+	EXPECT_EQ(virtq_num_free(h->vq), NUM);
+	EXPECT_EQ(fake_dev_vring_base(&h->dev), h_pos_enc(h, (uint16_t)(base + NUM)));
+	EXPECT(h_wrap(h, base) != h_wrap(h, (uint16_t)(base + NUM)));
 
 	/* num single buffers completed at once. */
 	for (i = 0; i < NUM; i++)
-		CHECK_EQ(h_add_in(&h, 10 + i), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_complete_all(&h), NUM);
-	CHECK_EQ(virtq_used_count(h.vq), NUM);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), NUM);
+		EXPECT_EQ(h_add_in(h, 10 + i), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_complete_all(h), NUM);
+	EXPECT_EQ(virtq_used_count(h->vq), NUM);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), NUM);
 	for (i = 0; i < NUM; i++)
-		CHECK(cookies[i] == COOKIE(10 + i));
+		EXPECT(cookies[i] == COOKIE(10 + i));
 
 	/* Move to the last slot, then a 3-descriptor chain across the end. */
-	k = (uint16_t)(NUM - 1 - (virtq_avail_idx(h.vq) & (NUM - 1)));
+	k = (uint16_t)(NUM - 1 - (virtq_avail_idx(h->vq) & (NUM - 1)));
 	if (k > 0)
-		CHECK_EQ(h_round_trip(&h, k), 0);
-	CHECK_EQ(virtq_avail_idx(h.vq) & (NUM - 1), NUM - 1);
-	CHECK_EQ(h_add_chain(&h, 20, 1, 2, 16), 0);
-	h_kick(&h);
-	CHECK_EQ(h_dev_pop(&h, &c), 0);
-	CHECK_EQ(c.ndescs, 3);
-	CHECK_EQ(c.desc_idx[0], NUM - 1);
-	CHECK_EQ(c.desc_idx[1], 0);
-	CHECK_EQ(c.desc_idx[2], 1);
-	CHECK_EQ(fake_dev_push(&h.dev, &c, 20), 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, cookies, lens, NUM), 1);
-	CHECK(cookies[0] == COOKIE(20));
-	CHECK_EQ(lens[0], 20);
-	CHECK_EQ(virtq_last_used_idx(h.vq), virtq_avail_idx(h.vq));
-	CHECK_EQ(virtq_avail_idx(h.vq) & (NUM - 1), 2);
-	CHECK_EQ(fake_dev_vring_base(&h.dev), h_pos_enc(&h, virtq_avail_idx(h.vq)));
-	ret = 0;
-teardown:
-	return h_end_healthy(&h, ret);
+		EXPECT_EQ(h_round_trip(h, k), 0);
+	EXPECT_EQ(virtq_avail_idx(h->vq) & (NUM - 1), NUM - 1);
+	EXPECT_EQ(h_add_chain(h, 20, 1, 2, 16), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	EXPECT_EQ(c.ndescs, 3);
+	EXPECT_EQ(c.desc_idx[0], NUM - 1);
+	EXPECT_EQ(c.desc_idx[1], 0);
+	EXPECT_EQ(c.desc_idx[2], 1);
+	EXPECT_EQ(fake_dev_push(&h->dev, &c, 20), 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, cookies, lens, NUM), 1);
+	EXPECT(cookies[0] == COOKIE(20));
+	EXPECT_EQ(lens[0], 20);
+	EXPECT_EQ(virtq_last_used_idx(h->vq), virtq_avail_idx(h->vq));
+	EXPECT_EQ(virtq_avail_idx(h->vq) & (NUM - 1), 2);
+	EXPECT_EQ(fake_dev_vring_base(&h->dev), h_pos_enc(h, virtq_avail_idx(h->vq)));
+	return 0;
 }
 
 static const struct test_case cases[] = {
@@ -417,12 +393,15 @@ static const struct test_case cases[] = {
 	{ "bad used: id returned twice", t_bad_id_twice, RUN_ALL, ON_BOTH , ORDER_ANY },
 	{ "bad used: len too large", t_bad_len, RUN_ALL, ON_BOTH },
 	{ "bad used: used idx jump", t_bad_used_jump, RUN_ALL, ON_SPLIT , ORDER_ANY },
-	{ "bad used: used idx jump seen by used_count", t_bad_used_jump_count, RUN_ALL, ON_SPLIT , ORDER_ANY },
-	{ "bad used: used descriptor where none expected", t_packed_unexpected, RUN_ALL,
-	  ON_PACKED },
-	{ "used idx bounds", t_used_idx_bounds, RUN_ALL, ON_SPLIT , ORDER_ANY },
-	{ "packed ring edges", t_packed_ring_edges, RUN_ALL, ON_PACKED },
-	{ "used len bounds", t_used_len_bounds, RUN_ALL, ON_BOTH },
+	{ "bad used: used idx jump seen by used_count", NULL, RUN_ALL, ON_SPLIT, ORDER_ANY,
+	  .h = { t_bad_used_jump_count, 8, 0, H_END } },
+	{ "bad used: used descriptor where none expected", NULL, RUN_ALL, ON_PACKED,
+	  .h = { t_packed_unexpected, 8, 0, H_END_CLEAN } },
+	{ "used idx bounds", NULL, RUN_ALL, ON_SPLIT, ORDER_ANY,
+	  .h = { t_used_idx_bounds, 8, 0, H_END } },
+	{ "packed ring edges", NULL, RUN_ALL, ON_PACKED,
+	  .h = { t_packed_ring_edges, 8, 0, H_END_HEALTHY } },
+	{ "used len bounds", NULL, RUN_ALL, ON_BOTH, .h = { t_used_len_bounds, 8, 0, H_END } },
 };
 
 const struct test_section test_section_bad_used = { cases, RTE_DIM(cases) };

@@ -26,32 +26,29 @@ t_init_layout_split(struct harness *h)
 	struct virtq_avail *avail;
 	struct virtq_used *used;
 	uint16_t s = h->start;
-	int ret = -1;
 
-	CHECK_EQ(h->ring_size, 8192 + 4 + 256 * 8 + 2);
-	CHECK(virtq_desc_area(h->vq) == h->ring);
-	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
-	CHECK(virtq_device_area(h->vq) == h->ring + 8192);
+	EXPECT_EQ(h->ring_size, 8192 + 4 + 256 * 8 + 2);
+	EXPECT(virtq_desc_area(h->vq) == h->ring);
+	EXPECT(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	EXPECT(virtq_device_area(h->vq) == h->ring + 8192);
 	avail = virtq_driver_area(h->vq);
 	used = virtq_device_area(h->vq);
-	CHECK_EQ(avail->idx, s);
-	CHECK_EQ(used->idx, s);
-	CHECK_EQ(*virtq_avail_event(used, 256), s);
-	CHECK_EQ(used->flags, 0);
+	EXPECT_EQ(avail->idx, s);
+	EXPECT_EQ(used->idx, s);
+	EXPECT_EQ(*virtq_avail_event(used, 256), s);
+	EXPECT_EQ(used->flags, 0);
 	if (h->p.event_idx) {
-		CHECK_EQ(avail->flags, 0);
-		CHECK_EQ(*virtq_used_event(avail, 256), (uint16_t)(s - 1));
+		EXPECT_EQ(avail->flags, 0);
+		EXPECT_EQ(*virtq_used_event(avail, 256), (uint16_t)(s - 1));
 	} else {
-		CHECK_EQ(avail->flags, VIRTQ_AVAIL_F_NO_INTERRUPT);
-		CHECK_EQ(*virtq_used_event(avail, 256), 0);
+		EXPECT_EQ(avail->flags, VIRTQ_AVAIL_F_NO_INTERRUPT);
+		EXPECT_EQ(*virtq_used_event(avail, 256), 0);
 	}
 	/* The rest of the ring is zeroed. */
 	for (size_t i = 0; i < 256 * 16; i++)
-		CHECK_EQ(h->ring[i], 0);
-	CHECK_EQ(virtq_vring_base(h->vq), s);
-	ret = 0;
-teardown:
-	return ret;
+		EXPECT_EQ(h->ring[i], 0);
+	EXPECT_EQ(virtq_vring_base(h->vq), s);
+	return 0;
 }
 
 static int
@@ -64,63 +61,55 @@ t_init_layout_packed(struct harness *h)
 	uint16_t slot = s & 255;
 	bool w = h_wrap(h, s);
 	uint16_t i;
-	int ret = -1;
 
-	CHECK_EQ(h->ring_size, 256 * 16 + 64 + 4);
-	CHECK(virtq_desc_area(h->vq) == h->ring);
-	CHECK(virtq_driver_area(h->vq) == h->ring + 256 * 16);
-	CHECK(virtq_device_area(h->vq) == h->ring + 256 * 16 + 64);
+	EXPECT_EQ(h->ring_size, 256 * 16 + 64 + 4);
+	EXPECT(virtq_desc_area(h->vq) == h->ring);
+	EXPECT(virtq_driver_area(h->vq) == h->ring + 256 * 16);
+	EXPECT(virtq_device_area(h->vq) == h->ring + 256 * 16 + 64);
 	/* Slots from the start on: used in the lap before; before it: used
 	 * in this lap. Nothing else written.
 	 */
 	for (i = 0; i < 256; i++) {
 		bool lap = i < slot ? w : !w;
 
-		CHECK_EQ(desc[i].flags, lap ? VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED : 0);
-		CHECK_EQ(desc[i].addr, 0);
-		CHECK_EQ(desc[i].len, 0);
-		CHECK_EQ(desc[i].id, 0);
+		EXPECT_EQ(desc[i].flags, lap ? VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED : 0);
+		EXPECT_EQ(desc[i].addr, 0);
+		EXPECT_EQ(desc[i].len, 0);
+		EXPECT_EQ(desc[i].id, 0);
 	}
-	CHECK_EQ(drv->flags, VIRTQ_EVENT_F_DISABLE);
-	CHECK_EQ(drv->off_wrap, 0);
-	CHECK_EQ(dev->flags, 0);
-	CHECK_EQ(dev->off_wrap, 0);
-	CHECK_EQ(virtq_vring_base(h->vq), h_pos_enc(h, s));
+	EXPECT_EQ(drv->flags, VIRTQ_EVENT_F_DISABLE);
+	EXPECT_EQ(drv->off_wrap, 0);
+	EXPECT_EQ(dev->flags, 0);
+	EXPECT_EQ(dev->off_wrap, 0);
+	EXPECT_EQ(virtq_vring_base(h->vq), h_pos_enc(h, s));
 	if (s == 0)
-		CHECK_EQ(virtq_vring_base(h->vq), 0x8000);   /* what DPDK virtio-user sends */
-	ret = 0;
-teardown:
-	return ret;
+		EXPECT_EQ(virtq_vring_base(h->vq), 0x8000);   /* what DPDK virtio-user sends */
+	return 0;
 }
 
 static int
-t_init_layout(const struct test_cfg *cfg)
+t_init_layout(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	uint16_t s;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 256), 0);
-	s = h.start;
+	s = h->start;
 	if (t_packed(cfg))
-		CHECK_EQ(t_init_layout_packed(&h), 0);
+		EXPECT_EQ(t_init_layout_packed(h), 0);
 	else
-		CHECK_EQ(t_init_layout_split(&h), 0);
-	CHECK_EQ(virtq_params(h.vq)->num, 256);
-	CHECK_EQ(virtq_params(h.vq)->start_idx, s);
-	CHECK_EQ(virtq_num_free(h.vq), 256);
-	CHECK_EQ(virtq_avail_idx(h.vq), s);
-	CHECK_EQ(virtq_last_used_idx(h.vq), s);
-	CHECK(!virtq_intr_enabled(h.vq));
-	CHECK(!virtq_is_broken(h.vq));
-	CHECK(virtq_broken_reason(h.vq) == NULL);
-	CHECK_EQ(virtq_stats(h.vq)->kicks + virtq_stats(h.vq)->kicks_suppressed +
-		 virtq_stats(h.vq)->bad_used + virtq_stats(h.vq)->intr_arms, 0);
-	CHECK_EQ(virtq_used_count(h.vq), 0);
-	CHECK(virtq_detach_unused(h.vq) == NULL);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+		EXPECT_EQ(t_init_layout_split(h), 0);
+	EXPECT_EQ(virtq_params(h->vq)->num, 256);
+	EXPECT_EQ(virtq_params(h->vq)->start_idx, s);
+	EXPECT_EQ(virtq_num_free(h->vq), 256);
+	EXPECT_EQ(virtq_avail_idx(h->vq), s);
+	EXPECT_EQ(virtq_last_used_idx(h->vq), s);
+	EXPECT(!virtq_intr_enabled(h->vq));
+	EXPECT(!virtq_is_broken(h->vq));
+	EXPECT(virtq_broken_reason(h->vq) == NULL);
+	EXPECT_EQ(virtq_stats(h->vq)->kicks + virtq_stats(h->vq)->kicks_suppressed +
+		 virtq_stats(h->vq)->bad_used + virtq_stats(h->vq)->intr_arms, 0);
+	EXPECT_EQ(virtq_used_count(h->vq), 0);
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
+	return 0;
 }
 
 /* Parameter checks and sizes, independent of the configuration. */
@@ -241,14 +230,13 @@ t_need_event_table(const struct test_cfg *cfg)
 		{ 0x7FFF, 0x7FFF, 0xFFFF, false },
 	};
 	static const uint16_t bases[] = { 0, 1, 0x7FF8, 0xFFF0, 0xFFFB, 0xFFFF };
-	int ret = -1;
 	size_t i;
 
 	(void)cfg;
 	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
-		CHECK_EQ(virtq_need_event(edge[i].event, edge[i].new_idx, edge[i].old),
+		EXPECT_EQ(virtq_need_event(edge[i].event, edge[i].new_idx, edge[i].old),
 			 edge[i].expect);
-		CHECK_EQ(t_need_event_ref(edge[i].event, edge[i].new_idx, edge[i].old),
+		EXPECT_EQ(t_need_event_ref(edge[i].event, edge[i].new_idx, edge[i].old),
 			 edge[i].expect);
 	}
 	/* Exhaustive over small windows around 0, 2^15 and the wrap:
@@ -266,15 +254,13 @@ t_need_event_table(const struct test_cfg *cfg)
 					    t_need_event_ref(ev, new_idx, old)) {
 						printf("#   event %u new %u old %u\n", ev, new_idx,
 						       old);
-						goto teardown;
+						return -1;
 					}
 				}
 			}
 		}
 	}
-	ret = 0;
-teardown:
-	return ret;
+	return 0;
 }
 
 /* Per-slot expectations of the wrap test. */
@@ -479,94 +465,84 @@ teardown:
 
 /* -EINVAL and exact -ENOSPC from add; partial add_inbufs. */
 static int
-t_add_errors(const struct test_cfg *cfg)
+t_add_errors(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct virtq_sg sg[9];
 	void *cookies[5];
 	unsigned int i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
 	t_bufs(sg, NULL, 9, 8, 0);
 	for (i = 0; i < 5; i++)
 		cookies[i] = COOKIE(20 + i);
-	CHECK_EQ(virtq_add(h.vq, sg, 0, 0, COOKIE(1)), -EINVAL);
-	CHECK_EQ(virtq_add(h.vq, sg, 1, 0, NULL), -EINVAL);
-	CHECK_EQ(virtq_add(h.vq, NULL, 1, 0, COOKIE(1)), -EINVAL);
-	CHECK_EQ(virtq_add(h.vq, sg, 5, 4, COOKIE(1)), -ENOSPC);   /* 9 > num */
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	CHECK_EQ(virtq_avail_idx(h.vq), h.start);
-	CHECK_EQ(virtq_add(h.vq, sg, 4, 4, COOKIE(1)), 0);         /* all 8 */
-	CHECK_EQ(virtq_num_free(h.vq), 0);
-	CHECK_EQ(virtq_add(h.vq, sg, 0, 1, COOKIE(2)), -ENOSPC);
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 2), 0);
-	CHECK(h_kick(&h));
-	CHECK_EQ(h_complete_drain(&h, 1), 0);
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	CHECK_EQ(virtq_add(h.vq, sg, 3, 2, COOKIE(3)), 0);         /* 5 used */
-	CHECK_EQ(virtq_add(h.vq, sg, 2, 2, COOKIE(4)), -ENOSPC);   /* 4 > 3 */
-	CHECK_EQ(virtq_num_free(h.vq), 3);
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 5), 3);       /* partial */
-	CHECK_EQ(virtq_num_free(h.vq), 0);
+	EXPECT_EQ(virtq_add(h->vq, sg, 0, 0, COOKIE(1)), -EINVAL);
+	EXPECT_EQ(virtq_add(h->vq, sg, 1, 0, NULL), -EINVAL);
+	EXPECT_EQ(virtq_add(h->vq, NULL, 1, 0, COOKIE(1)), -EINVAL);
+	EXPECT_EQ(virtq_add(h->vq, sg, 5, 4, COOKIE(1)), -ENOSPC);   /* 9 > num */
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	EXPECT_EQ(virtq_avail_idx(h->vq), h->start);
+	EXPECT_EQ(virtq_add(h->vq, sg, 4, 4, COOKIE(1)), 0);         /* all 8 */
+	EXPECT_EQ(virtq_num_free(h->vq), 0);
+	EXPECT_EQ(virtq_add(h->vq, sg, 0, 1, COOKIE(2)), -ENOSPC);
+	EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 2), 0);
+	EXPECT(h_kick(h));
+	EXPECT_EQ(h_complete_drain(h, 1), 0);
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	EXPECT_EQ(virtq_add(h->vq, sg, 3, 2, COOKIE(3)), 0);         /* 5 used */
+	EXPECT_EQ(virtq_add(h->vq, sg, 2, 2, COOKIE(4)), -ENOSPC);   /* 4 > 3 */
+	EXPECT_EQ(virtq_num_free(h->vq), 3);
+	EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 5), 3);       /* partial */
+	EXPECT_EQ(virtq_num_free(h->vq), 0);
 	/* Split: 1 + 1 + 3 chains; packed: 8 + 5 + 3 descriptors. */
-	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 16 : 5)));
-	h_kick(&h);
-	CHECK_EQ(h_complete_drain(&h, 4), 0);
+	EXPECT_EQ(virtq_avail_idx(h->vq), (uint16_t)(h->start + (t_packed(cfg) ? 16 : 5)));
+	h_kick(h);
+	EXPECT_EQ(h_complete_drain(h, 4), 0);
 	/* A NULL cookie stops add_inbufs there. */
 	cookies[1] = NULL;
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 3), 1);
-	CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 0), 0);
-	CHECK_EQ(virtq_num_free(h.vq), 7);
-	ret = 0;
-teardown:
-	return h_end_clean(&h, ret);
+	EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 3), 1);
+	EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 0), 0);
+	EXPECT_EQ(virtq_num_free(h->vq), 7);
+	return 0;
 }
 
 /* add_outbufs: one device-readable descriptor per buffer, in order, len 0 back. */
 static int
-t_add_outbufs(const struct test_cfg *cfg)
+t_add_outbufs(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct fake_dev_chain c;
 	struct virtq_sg sg[8];
 	void *cookies[8], *got[8];
 	uint32_t lens[8];
 	unsigned int i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 8), 0);
 	for (i = 0; i < 8; i++) {
 		sg[i].addr = t_seg_addr(i, 0);
 		sg[i].len = 60 + i;
 		cookies[i] = COOKIE(40 + i);
 	}
-	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 0), 0);
-	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 6), 6);
-	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 6), 2);     /* partial: 2 free */
-	CHECK_EQ(virtq_num_free(h.vq), 0);
-	h_kick(&h);
+	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 0), 0);
+	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 6), 6);
+	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 6), 2);     /* partial: 2 free */
+	EXPECT_EQ(virtq_num_free(h->vq), 0);
+	h_kick(h);
 	for (i = 0; i < 8; i++) {
-		CHECK_EQ(fake_dev_pop(&h.dev, &c), 1);
-		CHECK_EQ(c.ndescs, 1);
-		CHECK_EQ(c.nout, 1);
-		CHECK_EQ(c.nin, 0);
-		CHECK_EQ(c.out_len, 60 + (i < 6 ? i : i - 6));
-		CHECK_EQ(c.sg[0].addr, sg[i < 6 ? i : i - 6].addr);
+		EXPECT_EQ(fake_dev_pop(&h->dev, &c), 1);
+		EXPECT_EQ(c.ndescs, 1);
+		EXPECT_EQ(c.nout, 1);
+		EXPECT_EQ(c.nin, 0);
+		EXPECT_EQ(c.out_len, 60 + (i < 6 ? i : i - 6));
+		EXPECT_EQ(c.sg[0].addr, sg[i < 6 ? i : i - 6].addr);
 		/* A device may write any len for a read-only chain: it is ignored. */
-		CHECK_EQ(fake_dev_push(&h.dev, &c, 99), 0);
+		EXPECT_EQ(fake_dev_push(&h->dev, &c, 99), 0);
 	}
-	CHECK_EQ(fake_dev_pop(&h.dev, &c), 0);
-	fake_dev_flush(&h.dev);
-	CHECK_EQ(virtq_get_used(h.vq, got, lens, 8), 8);
+	EXPECT_EQ(fake_dev_pop(&h->dev, &c), 0);
+	fake_dev_flush(&h->dev);
+	EXPECT_EQ(virtq_get_used(h->vq, got, lens, 8), 8);
 	for (i = 0; i < 8; i++) {
-		CHECK(got[i] == cookies[i < 6 ? i : i - 6]);
-		CHECK_EQ(lens[i], 0);
+		EXPECT(got[i] == cookies[i < 6 ? i : i - 6]);
+		EXPECT_EQ(lens[i], 0);
 	}
-	CHECK_EQ(virtq_num_free(h.vq), 8);
-	ret = 0;
-teardown:
-	return h_end_healthy(&h, ret);
+	EXPECT_EQ(virtq_num_free(h->vq), 8);
+	return 0;
 }
 
 /*
@@ -579,82 +555,77 @@ teardown:
  * an early group asks for a kick).
  */
 static int
-t_publish_groups(const struct test_cfg *cfg)
+t_publish_groups(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	struct virtq_sg sg[32];
 	void *cookies[32];
 	uint16_t s, g, q, n, G, pub;
 	unsigned int i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 32), 0);
-	G = virtq_publish_group(h.vq);
-	CHECK_EQ(G, t_packed(cfg) ? 4 : 8);
+	G = virtq_publish_group(h->vq);
+	EXPECT_EQ(G, t_packed(cfg) ? 4 : 8);
 	t_bufs(sg, cookies, 32, 60, 1);
-	s = h.start;
+	s = h->start;
 	g = (uint16_t)((G - (s & (G - 1))) & (G - 1));   /* to the next multiple of G */
 	if (cfg->event_idx)
-		fake_dev_set_avail_event(&h.dev, (uint16_t)(s + g + 1));
+		fake_dev_set_avail_event(&h->dev, (uint16_t)(s + g + 1));
 	/* g + G + 2 buffers: groups up to s + g + G published, two held. */
 	n = (uint16_t)(g + G + 2);
-	CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, n), n);
-	CHECK_EQ(fake_dev_avail_count(&h.dev), g + G);
-	CHECK(h_kick(&h));                      /* event idx: s+g+1 in [s, s+n) */
-	CHECK_EQ(fake_dev_avail_count(&h.dev), n);
-	CHECK(!virtq_kick_prepare(h.vq));       /* nothing new */
+	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, n), n);
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), g + G);
+	EXPECT(h_kick(h));                      /* event idx: s+g+1 in [s, s+n) */
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), n);
+	EXPECT(!virtq_kick_prepare(h->vq));       /* nothing new */
 
 	/* From q = 2 mod G: one buffer (no group complete), then G more: the
 	 * group ending at q + G - 2 is published, three stay held.
 	 */
 	q = (uint16_t)(s + n);
 	if (cfg->event_idx)
-		fake_dev_set_avail_event(&h.dev, (uint16_t)(q + 1));
-	CHECK_EQ(virtq_add_outbufs(h.vq, sg, &cookies[n], 1), 1);
-	CHECK_EQ(fake_dev_avail_count(&h.dev), n);
-	CHECK_EQ(virtq_add_outbufs(h.vq, &sg[1], &cookies[n + 1], G), G);
-	CHECK_EQ(fake_dev_avail_count(&h.dev), n + G - 2);
+		fake_dev_set_avail_event(&h->dev, (uint16_t)(q + 1));
+	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, &cookies[n], 1), 1);
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), n);
+	EXPECT_EQ(virtq_add_outbufs(h->vq, &sg[1], &cookies[n + 1], G), G);
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), n + G - 2);
 	/* A chain behind the held ones stays invisible too. */
-	CHECK_EQ(h_add_chain(&h, 60, 1, 2, 8), 0);
-	CHECK_EQ(fake_dev_avail_count(&h.dev), n + G - 2);
-	CHECK(h_kick(&h));                      /* event idx: q+1 in [q, ...) */
-	CHECK_EQ(fake_dev_avail_count(&h.dev), n + G + 2);
+	EXPECT_EQ(h_add_chain(h, 60, 1, 2, 8), 0);
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), n + G - 2);
+	EXPECT(h_kick(h));                      /* event idx: q+1 in [q, ...) */
+	EXPECT_EQ(fake_dev_avail_count(&h->dev), n + G + 2);
 
 	/* Without the device asking, nothing kicks. */
 	if (cfg->event_idx) {
-		fake_dev_set_avail_event(&h.dev, (uint16_t)(s - 1));
-		CHECK_EQ(h_add_in(&h, 70), 0);
-		CHECK(!h_kick(&h));
+		fake_dev_set_avail_event(&h->dev, (uint16_t)(s - 1));
+		EXPECT_EQ(h_add_in(h, 70), 0);
+		EXPECT(!h_kick(h));
 		n++;
 	}
-	CHECK_EQ(h_complete_drain(&h, n + G + 2), 0);
-	CHECK_EQ(virtq_num_free(h.vq), 32);
+	EXPECT_EQ(h_complete_drain(h, n + G + 2), 0);
+	EXPECT_EQ(virtq_num_free(h->vq), 32);
 
 	/* Many laps of bursts of 7: group edges fall everywhere in a burst,
 	 * the device never sees what was not published, and every buffer
 	 * comes back.
 	 */
 	for (i = 0; i < 40; i++) {
-		q = virtq_avail_idx(h.vq);
-		CHECK_EQ(virtq_add_outbufs(h.vq, sg, cookies, 7), 7);
+		q = virtq_avail_idx(h->vq);
+		EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 7), 7);
 		pub = (uint16_t)((q + 7) & ~(G - 1));    /* last group edge in (q, q + 7] */
-		CHECK_EQ(fake_dev_avail_count(&h.dev),
+		EXPECT_EQ(fake_dev_avail_count(&h->dev),
 			 (uint16_t)(pub - q) <= 7 ? (uint16_t)(pub - q) : 0);
-		h_kick(&h);
-		CHECK_EQ(h_complete_drain(&h, 7), 0);
+		h_kick(h);
+		EXPECT_EQ(h_complete_drain(h, 7), 0);
 		/* Receive buffers: packed as above, split only at the kick. */
-		q = virtq_avail_idx(h.vq);
-		CHECK_EQ(virtq_add_inbufs(h.vq, sg, cookies, 9), 9);
+		q = virtq_avail_idx(h->vq);
+		EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 9), 9);
 		pub = (uint16_t)((q + 9) & ~(G - 1));
-		CHECK_EQ(fake_dev_avail_count(&h.dev),
+		EXPECT_EQ(fake_dev_avail_count(&h->dev),
 			 t_packed(cfg) && (uint16_t)(pub - q) <= 9 ? (uint16_t)(pub - q) : 0);
-		h_kick(&h);
-		CHECK_EQ(fake_dev_avail_count(&h.dev), 9);
-		CHECK_EQ(h_complete_drain(&h, 9), 0);
+		h_kick(h);
+		EXPECT_EQ(fake_dev_avail_count(&h->dev), 9);
+		EXPECT_EQ(h_complete_drain(h, 9), 0);
 	}
-	ret = 0;
-teardown:
-	return h_end_healthy(&h, ret);
+	return 0;
 }
 
 /*
@@ -699,65 +670,55 @@ h_outstanding_mix(struct harness *h, bool expect[16])
 }
 
 static int
-t_detach_unused(const struct test_cfg *cfg)
+t_detach_unused(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	bool expect[16];
 	bool seen[16];
 	void *cookie;
 	unsigned int n = 0;
-	int ret = -1;
 
 	memset(seen, 0, sizeof(seen));
-	CHECK_EQ(h_setup(&h, cfg, 16), 0);
-	CHECK_EQ(h_outstanding_mix(&h, expect), 0);
-	CHECK_EQ(virtq_num_free(h.vq), 3);          /* 16 - 16 posted + 3 taken */
-	while ((cookie = virtq_detach_unused(h.vq)) != NULL) {
+	EXPECT_EQ(h_outstanding_mix(h, expect), 0);
+	EXPECT_EQ(virtq_num_free(h->vq), 3);          /* 16 - 16 posted + 3 taken */
+	while ((cookie = virtq_detach_unused(h->vq)) != NULL) {
 		unsigned int id = COOKIE_ID(cookie);
 
-		CHECK(id < 16);
-		CHECK(expect[id]);
-		CHECK(!seen[id]);
+		EXPECT(id < 16);
+		EXPECT(expect[id]);
+		EXPECT(!seen[id]);
 		seen[id] = true;
 		n++;
 	}
-	CHECK_EQ(n, 9);
-	CHECK(virtq_detach_unused(h.vq) == NULL);
-	CHECK_EQ(virtq_num_free(h.vq), 16);
-	ret = 0;
-teardown:
-	return h_end(&h, ret);
+	EXPECT_EQ(n, 9);
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
+	EXPECT_EQ(virtq_num_free(h->vq), 16);
+	return 0;
 }
 
 /* After detaching, virtq_init restarts the queue at another index. */
 static int
-t_reinit_after_detach(const struct test_cfg *cfg)
+t_reinit_after_detach(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	bool expect[16];
 	uint16_t s2;
 	unsigned int i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 16), 0);
-	s2 = (uint16_t)(h.start + 0x1234);
-	CHECK_EQ(h_outstanding_mix(&h, expect), 0);
-	while (virtq_detach_unused(h.vq) != NULL)
+	s2 = (uint16_t)(h->start + 0x1234);
+	EXPECT_EQ(h_outstanding_mix(h, expect), 0);
+	while (virtq_detach_unused(h->vq) != NULL)
 		;
-	CHECK_EQ(h_restart(&h, s2), 0);
-	CHECK_EQ(virtq_avail_idx(h.vq), s2);
-	CHECK_EQ(virtq_last_used_idx(h.vq), s2);
-	CHECK_EQ(virtq_num_free(h.vq), 16);
-	CHECK_EQ(virtq_stats(h.vq)->kicks, 0);
-	CHECK(!virtq_intr_enabled(h.vq));
+	EXPECT_EQ(h_restart(h, s2), 0);
+	EXPECT_EQ(virtq_avail_idx(h->vq), s2);
+	EXPECT_EQ(virtq_last_used_idx(h->vq), s2);
+	EXPECT_EQ(virtq_num_free(h->vq), 16);
+	EXPECT_EQ(virtq_stats(h->vq)->kicks, 0);
+	EXPECT(!virtq_intr_enabled(h->vq));
 	for (i = 0; i < 5; i++)
-		CHECK_EQ(h_round_trip(&h, 16), 0);
-	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(s2 + 80));
-	CHECK_EQ(virtq_last_used_idx(h.vq), (uint16_t)(s2 + 80));
-	CHECK(virtq_detach_unused(h.vq) == NULL);
-	ret = 0;
-teardown:
-	return h_end_clean(&h, ret);
+		EXPECT_EQ(h_round_trip(h, 16), 0);
+	EXPECT_EQ(virtq_avail_idx(h->vq), (uint16_t)(s2 + 80));
+	EXPECT_EQ(virtq_last_used_idx(h->vq), (uint16_t)(s2 + 80));
+	EXPECT(virtq_detach_unused(h->vq) == NULL);
+	return 0;
 }
 
 /*
@@ -768,43 +729,41 @@ teardown:
  * works.
  */
 static int
-t_vring_base(const struct test_cfg *cfg)
+t_vring_base(struct harness *h, const struct test_cfg *cfg)
 {
-	struct harness h;
 	uint16_t base, i;
-	int ret = -1;
 
-	CHECK_EQ(h_setup(&h, cfg, 16), 0);
-	CHECK_EQ(virtq_vring_base(h.vq), t_packed(cfg) ? h_pos_enc(&h, h.start) : h.start);
-	CHECK_EQ(fake_dev_vring_base(&h.dev), virtq_vring_base(h.vq));
+	EXPECT_EQ(virtq_vring_base(h->vq), t_packed(cfg) ? h_pos_enc(h, h->start) : h->start);
+	EXPECT_EQ(fake_dev_vring_base(&h->dev), virtq_vring_base(h->vq));
 	for (i = 0; i < 7; i++) {
-		CHECK_EQ(h_add_chain(&h, i + 1, 1, (uint16_t)(1 + i % 3), 8), 0);
-		h_kick(&h);
-		CHECK_EQ(h_complete_drain(&h, 1), 0);
+		EXPECT_EQ(h_add_chain(h, i + 1, 1, (uint16_t)(1 + i % 3), 8), 0);
+		h_kick(h);
+		EXPECT_EQ(h_complete_drain(h, 1), 0);
 	}
-	CHECK_EQ(virtq_avail_idx(h.vq), (uint16_t)(h.start + (t_packed(cfg) ? 7 + 13 : 7)));
-	base = fake_dev_vring_base(&h.dev);         /* GET_VRING_BASE */
-	CHECK_EQ(h_restart(&h, virtq_avail_idx(h.vq)), 0);
-	CHECK_EQ(virtq_vring_base(h.vq), base);
-	CHECK_EQ(fake_dev_vring_base(&h.dev), base);
-	CHECK_EQ(h_round_trip(&h, 16), 0);
-	CHECK_EQ(h_round_trip(&h, 16), 0);
-	ret = 0;
-teardown:
-	return h_end_healthy(&h, ret);
+	EXPECT_EQ(virtq_avail_idx(h->vq), (uint16_t)(h->start + (t_packed(cfg) ? 7 + 13 : 7)));
+	base = fake_dev_vring_base(&h->dev);         /* GET_VRING_BASE */
+	EXPECT_EQ(h_restart(h, virtq_avail_idx(h->vq)), 0);
+	EXPECT_EQ(virtq_vring_base(h->vq), base);
+	EXPECT_EQ(fake_dev_vring_base(&h->dev), base);
+	EXPECT_EQ(h_round_trip(h, 16), 0);
+	EXPECT_EQ(h_round_trip(h, 16), 0);
+	return 0;
 }
 
 static const struct test_case cases[] = {
 	{ "params and sizes", t_params_sizes, RUN_ONCE, ON_BOTH },
 	{ "need_event truth table", t_need_event_table, RUN_ONCE, ON_BOTH },
-	{ "init layout", t_init_layout, RUN_ALL, ON_BOTH },
+	{ "init layout", NULL, RUN_ALL, ON_BOTH, .h = { t_init_layout, 256, 0, H_END } },
 	{ "index wrap round trips", t_wrap, RUN_ALL, ON_BOTH , ORDER_ANY },
-	{ "add errors", t_add_errors, RUN_ALL, ON_BOTH },
-	{ "add_outbufs", t_add_outbufs, RUN_ALL, ON_BOTH },
-	{ "bulk adds publish whole groups", t_publish_groups, RUN_ALL, ON_BOTH },
-	{ "detach_unused", t_detach_unused, RUN_ALL, ON_BOTH , ORDER_ANY },
-	{ "re-init after detach", t_reinit_after_detach, RUN_ALL, ON_BOTH , ORDER_ANY },
-	{ "vring base", t_vring_base, RUN_ALL, ON_BOTH },
+	{ "add errors", NULL, RUN_ALL, ON_BOTH, .h = { t_add_errors, 8, 0, H_END_CLEAN } },
+	{ "add_outbufs", NULL, RUN_ALL, ON_BOTH, .h = { t_add_outbufs, 8, 0, H_END_HEALTHY } },
+	{ "bulk adds publish whole groups", NULL, RUN_ALL, ON_BOTH,
+	  .h = { t_publish_groups, 32, 0, H_END_HEALTHY } },
+	{ "detach_unused", NULL, RUN_ALL, ON_BOTH, ORDER_ANY,
+	  .h = { t_detach_unused, 16, 0, H_END } },
+	{ "re-init after detach", NULL, RUN_ALL, ON_BOTH, ORDER_ANY,
+	  .h = { t_reinit_after_detach, 16, 0, H_END_CLEAN } },
+	{ "vring base", NULL, RUN_ALL, ON_BOTH, .h = { t_vring_base, 16, 0, H_END_HEALTHY } },
 	{ "index wrap round trips, indirect tables of 2", t_wrap, RUN_ALL, ON_BOTH, ORDER_ANY, 2 },
 };
 

@@ -19,6 +19,12 @@
  * teardown:
  *	return h_end_healthy(&h, ret);     (or h_end_clean(), h_end())
  *
+ * or, when it needs one harness set up the common way, is
+ * `int body(struct harness *h, const struct test_cfg *cfg)` named with the
+ * queue size and the end in its table row's struct test_fixture:
+ * test_virtq.c sets the harness up and ends it, and the body checks with
+ * EXPECT/EXPECT_EQ.
+ *
  * A section lists its cases in a `struct test_case` table and exports it
  * as `const struct test_section test_section_<name>`; test_virtq.c runs
  * every section's table over every configuration the case asks for.
@@ -72,6 +78,27 @@ enum test_order {
 	ORDER_ONLY,     /* in-order rules: with in_order only */
 };
 
+struct harness;
+
+/* How the runner ends a harness case (h_end(), h_end_clean(), h_end_healthy()). */
+enum h_end_kind {
+	H_END,
+	H_END_CLEAN,
+	H_END_HEALTHY,
+};
+
+/*
+ * A case body on a harness the runner owns: a queue of num entries with
+ * indirect tables of ind (0: none) is set up before body runs and ended as
+ * end says after it, so the body holds only its script and checks.
+ */
+struct test_fixture {
+	int (*body)(struct harness *h, const struct test_cfg *cfg);
+	uint16_t num;
+	uint16_t ind;
+	enum h_end_kind end;
+};
+
 struct test_case {
 	const char *name;
 	int (*fn)(const struct test_cfg *cfg);
@@ -82,6 +109,10 @@ struct test_case {
 	 * size its cfg->indirect_max says (0: none).
 	 */
 	uint16_t indirect_max;
+	/* Or (fn NULL) a case on a harness the runner owns (see struct
+	 * test_fixture).
+	 */
+	struct test_fixture h;
 };
 
 /* One file's cases. */
