@@ -281,8 +281,15 @@ def run(porttype):
             raise
         print('  links up %.2f s after ovs-vswitchd was restarted'
               % (time.monotonic() - t_restart))
-        h.poll_until(lambda: b.port_stats()['RX-packets'] > rx_down, 30.0,
-                     what='B receiving again, nobody touching the ports')
+        try:
+            h.poll_until(lambda: b.port_stats()['RX-packets'] > rx_down, 30.0,
+                         what='B receiving again, nobody touching the ports')
+        except h.Timeout:
+            # Where the frames stop: A's tx, OVS's two ports, B's rx ring.
+            print('  A: %s\n  B: %s\n  OVS dump-ports: %s\n  ovs-vswitchd, last lines:\n%s'
+                  % (a.port_stats(), b.port_xstats(), ovs.ofctl('--names', 'dump-ports', 'br0'),
+                     ovs.vswitchd.tail(40)))
+            raise
         check(True, 'traffic resumed by itself after the restart')
         a.stop_fwd()
         b.stop_fwd()
