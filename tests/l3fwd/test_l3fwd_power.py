@@ -45,7 +45,7 @@ its CPU idle: neither counter moves, so that delay is not subtracted. Round trip
 Lost wakeups are judged exactly, not through latency: l3fwd-power disarms after its 10 ms epoll
 timeout, and net_vnapi counts a disarm that finds completions nobody announced
 (rx_q0_intr_unnotified_work, which must stay 0). A run that failed only latency bounds is run
-again, LATENCY_RUNS runs in all; every other check fails the first run it fails in.
+again, harness.LATENCY_RUNS runs in all; every other check fails the first run it fails in.
 
 Process management (DpdkProcess, plugin copy) comes from devtools/vnapitools/harness.py.
 """
@@ -319,12 +319,6 @@ def run_case(case, fe, cfg=None):
 # ---- verdicts -------------------------------------------------------------------------------
 
 LATENCY_TAG = 'latency: '
-# A run whose only failures are latency bounds is run again, at most this many runs in all:
-# the machine's stalls the probes cannot see (steal inside 10 ms ticks, a vCPU kept from an
-# IPI) come in bursts of seconds. Everything else is judged on every run, the lost-wakeup
-# detector (rx_q0_intr_unnotified_work) included, so a driver that loses wakeups fails on
-# its first run whatever the latency.
-LATENCY_RUNS = 3
 
 
 def check(cond, msg, failures, latency=False):
@@ -469,13 +463,12 @@ def main():
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
 
-    for run in range(1, LATENCY_RUNS + 1):
+    def attempt(run):
         print('l3fwd-power %s on %s (run %d)' % (a.case, a.frontend, run), flush=True)
         try:
             res = run_case(a.case, a.frontend, cfg)
         except h.HarnessError as e:
-            print('FAIL: %s' % e, flush=True)
-            return 1
+            return (str(e), False)
         print('  l3fwd-power: %s' % res['l3fwd_cmd'])
         print('  peer: RESULT %s' % json.dumps(res['peer'], sort_keys=True))
         failures = evaluate(res)
@@ -489,19 +482,20 @@ def main():
             with open(a.json, 'a') as f:
                 f.write(line + '\n')
         if not failures:
-            print('PASS%s' % (' (run %d; the runs before failed only latency bounds)' % run
-                              if run > 1 else ''), flush=True)
-            return 0
+            return None
         print('--- l3fwd-power (last lines) ---\n%s\n--- peer (last lines) ---\n%s'
               % (res['l3fwd_tail'], res['peer_tail']))
-        if not all(x.startswith(LATENCY_TAG) for x in failures):
-            break
-        if run < LATENCY_RUNS:
-            print('# run %d failed only latency bounds (a noisy machine or a slow driver): '
-                  'running again' % run, flush=True)
-    print('FAIL: %d check(s) failed' % len(failures), flush=True)
-    return 1
+        return ('%d check(s) failed' % len(failures),
+                all(x.startswith(LATENCY_TAG) for x in failures))
 
+    # A run that failed only latency bounds is run again (harness.latency_attempts); every
+    # other check, the lost-wakeup detector included, fails the first run it fails in.
+    reason = h.latency_attempts(attempt, what='run')
+    if reason is not None:
+        print('FAIL: %s' % reason, flush=True)
+        return 1
+    print('PASS', flush=True)
+    return 0
 
 if __name__ == '__main__':
     sys.exit(main())
