@@ -121,7 +121,7 @@ napi_tel_add_hists(struct rte_tel_data *d, const void *s, const struct napi_tel_
 			else
 				snprintf(name, sizeof(name), "%s_lt%" PRIu64 "us", h[i].name,
 					 (uint64_t)1 << b);
-			rte_tel_data_add_dict_u64(d, name, v[b]);
+			vnapi_tel_dict_add_u64(d, name, v[b]);
 		}
 	}
 }
