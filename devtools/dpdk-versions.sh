@@ -7,46 +7,64 @@
 # checkout, reused when present:
 #     <cache>/dpdk-<series>/prefix   (bin/, lib/, include/, lib/pkgconfig)
 #
-# Sources: only Debian's own source package of the series (deb-src entries for
-# the suite that carries it are added here: the release after this machine's
-# one for 24.11, unstable for 25.11). When Debian's archive does not serve the
-# package's files (404), the series cannot be built on this machine: the
-# script says so and fails; there is no other source.
+# Sources, in this order:
+#   1. Debian's own source package of the series, when Debian's archive
+#      serves its files (deb-src entries for the suite that carries it are
+#      added here: the release after this machine's one for 24.11, unstable
+#      for 25.11; no Debian release carries 23.11);
+#   2. else the upstream release tarball dpdk-<version>.tar.xz of the series
+#      from a directory (--tarballs DIR, or VNAPI_DPDK_TARBALLS; default
+#      ../shared/dpdk beside the checkout), accepted only when its SHA-256 is
+#      listed in devtools/dpdk-sha256sums (committed here): an unlisted or
+#      mismatching file is refused with a message. Nothing is downloaded.
+# --source debian|tarball takes only one of the two.
 #
-# A cache counts only with its stamp (prefix/.vnapi-stamp) saying
-# source=debian: a prefix built any other way is ignored, never used.
+# A cache counts only with its stamp (prefix/.vnapi-stamp) naming its source
+# (source=debian, or source=tarball with a sha256= still listed in
+# devtools/dpdk-sha256sums) and this script's config_rev.
 #
-# Usage: devtools/dpdk-versions.sh [--cache DIR] [--print-prefix] [--cached-only] SERIES...
-#   SERIES: 24.11 | 25.11   (22.11 is the system's: nothing to build)
+# Usage: devtools/dpdk-versions.sh [--cache DIR] [--tarballs DIR] [--source auto|debian|tarball]
+#                                  [--print-prefix] [--cached-only] SERIES...
+#   SERIES: 23.11 | 24.11 | 25.11   (22.11 is the system's: nothing to build)
 #   --cached-only: build nothing; fail (exit 3, one line saying why) when no
-#   cache built from Debian's sources is present.
-# Exit status 4: Debian's archive does not serve the series' source files
-# (404): the series is blocked on this machine, nothing was built.
+#   valid cache is present.
+# Exit status 4: no source for the series (the archive does not serve it and
+# no listed tarball is in the directory): nothing was built.
 # Prints, per series, "dpdk-versions: SERIES VERSION PREFIX (reused|built in Ns)".
 # With --print-prefix, stdout is only the prefixes, one a line.
 set -euo pipefail
 
+top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${VNAPI_DPDK_CACHE:-/var/cache/vnapi}
+tarballs=${VNAPI_DPDK_TARBALLS:-$top/../shared/dpdk}
+sums=$top/devtools/dpdk-sha256sums
+source_pref=${VNAPI_DPDK_SOURCE:-auto}
 print_prefix=false
 cached_only=false
 series_list=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --cache) cache=$2; shift 2 ;;
+    --tarballs) tarballs=$2; shift 2 ;;
+    --source) source_pref=$2; shift 2 ;;
     --print-prefix) print_prefix=true; shift ;;
     --cached-only) cached_only=true; shift ;;
-    -h|--help) sed -n '4,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '4,36p' "$0"; exit 0 ;;
     -*) echo "dpdk-versions: unknown option '$1'" >&2; exit 2 ;;
     *) series_list+=("$1"); shift ;;
     esac
 done
-[ ${#series_list[@]} -gt 0 ] || { echo "dpdk-versions: no series given (24.11, 25.11)" >&2; exit 2; }
+[ ${#series_list[@]} -gt 0 ] || { echo "dpdk-versions: no series given (23.11, 24.11, 25.11)" >&2; exit 2; }
+case "$source_pref" in
+auto|debian|tarball) ;;
+*) echo "dpdk-versions: --source '$source_pref': allowed values are auto, debian, tarball" >&2; exit 2 ;;
+esac
 
 log() { printf 'dpdk-versions: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 # Bump when the configuration below changes: a cache built otherwise is rebuilt.
-config_rev=1
+config_rev=2
 drivers='bus/pci,bus/vdev,net/vhost,net/virtio,mempool/ring,power/*'
 libs='vhost,cryptodev,dmadev,security,eventdev,timer,pdump,pcapng,bpf,power,lpm,metrics,telemetry,gro,gso,bitratestats,latencystats'
 apps='test-pmd,proc-info,dumpcap,pdump'
@@ -75,9 +93,10 @@ next_codename() {
 
 suite_for_series() {
     case "$1" in
+    23.11) echo "" ;;   # in no Debian release
     24.11) echo "${VNAPI_DPDK_SUITE_24_11:-$(next_codename "$own_codename")}" ;;
     25.11) echo "${VNAPI_DPDK_SUITE_25_11:-unstable}" ;;
-    *) die "unsupported series '$1' (buildable: 24.11, 25.11; 22.11 is the system's)" ;;
+    *) die "unsupported series '$1' (buildable: 23.11, 24.11, 25.11; 22.11 is the system's)" ;;
     esac
 }
 
@@ -137,47 +156,98 @@ ensure_build_deps() {
     fi
 }
 
+# The listed tarball of a series in $tarballs: prints "FILE SHA256", or
+# nothing when the directory holds none. A file of the series whose hash is
+# not the listed one is refused (exit 1), never built.
+find_tarball() {
+    local series=$1 f name want got
+    [ -r "$sums" ] || die "$sums is missing: cannot check any tarball"
+    for f in "$tarballs"/dpdk-"$series".*.tar.xz; do
+        [ -f "$f" ] || continue
+        name=$(basename "$f")
+        want=$(awk -v n="$name" '$2 == n || $2 == "*" n { print $1 }' "$sums")
+        [ -n "$want" ] || die "$f: not listed in $sums (listed: $(awk '{ printf "%s ", $2 }' "$sums")): refused"
+        got=$(sha256sum "$f" | cut -d' ' -f1)
+        [ "$got" = "$want" ] || die "$f: SHA-256 $got, but $sums lists $want: refused"
+        echo "$f $got"
+        return 0
+    done
+}
+
+# Is the stamp's source still a valid one? debian, or a tarball whose hash
+# is still listed in the sums file.
+stamp_valid() {
+    local stamp=$1 h
+    [ -f "$stamp" ] && grep -qx "config_rev=$config_rev" "$stamp" || return 1
+    grep -qx "source=debian" "$stamp" && return 0
+    grep -qx "source=tarball" "$stamp" || return 1
+    h=$(sed -n 's/^sha256=//p' "$stamp")
+    [ -n "$h" ] && awk '{ print $1 }' "$sums" | grep -qx "$h"
+}
+
 build_one() {
     local series=$1 dir=$cache/dpdk-$1
     local prefix=$dir/prefix stamp=$dir/prefix/.vnapi-stamp
-    if [ -f "$stamp" ] && grep -qx "config_rev=$config_rev" "$stamp" &&
-        grep -qx "source=debian" "$stamp"; then
+    if stamp_valid "$stamp"; then
         local v
         v=$(sed -n 's/^version=//p' "$stamp")
-        log "$series $v $prefix (reused)"
+        log "$series $v $prefix (reused, $(grep -m1 '^source=' "$stamp"))"
         $print_prefix && echo "$prefix" || echo "dpdk-versions: $series $v $prefix (reused)"
         return 0
     fi
     if $cached_only; then
         if [ -f "$stamp" ]; then
-            log "$series: $prefix was not built from Debian's source packages (its stamp has no source=debian): ignored"
+            log "$series: $prefix has a stamp of another configuration or an unlisted source: ignored"
         fi
-        log "$series: no DPDK $series built from Debian's source packages in $dir (--cached-only: nothing built)"
+        log "$series: no valid DPDK $series cache in $dir (--cached-only: nothing built)"
         exit 3
     fi
-    local t0=$SECONDS suite deb_ver src_ver origin
-    suite=$(suite_for_series "$series")
-    ensure_deb_src "$suite"
-    deb_ver=$(debian_version "$suite")
-    case "$deb_ver" in
-    "$series".*) ;;
-    *) die "suite '$suite' carries dpdk '${deb_ver:-nothing}', not $series.x (set VNAPI_DPDK_SUITE_${series/./_})" ;;
-    esac
+    local t0=$SECONDS suite deb_ver="" src_ver origin kind="" hash="" tarball="" tb
     rm -rf "$dir/src" "$dir/build" "$dir/dl"
     mkdir -p "$dir/dl" "$dir/src"
-    if ! fetch_debian "$deb_ver" "$dir/dl"; then
-        rm -rf "$dir/dl" "$dir/src"
-        if grep -q '404' "$dir/fetch.log"; then
-            log "error: Debian's archive does not serve dpdk $deb_ver's source files (404): DPDK $series cannot be built on this machine"
-            exit 4
+    suite=$(suite_for_series "$series")
+    # 1. Debian's source package, when the archive serves it.
+    if [ "$source_pref" != tarball ] && [ -n "$suite" ]; then
+        ensure_deb_src "$suite"
+        deb_ver=$(debian_version "$suite")
+        case "$deb_ver" in
+        "$series".*)
+            if fetch_debian "$deb_ver" "$dir/dl"; then
+                kind=debian
+            elif grep -q '404' "$dir/fetch.log"; then
+                log "$series: Debian's archive does not serve dpdk $deb_ver's source files (404)"
+            else
+                log "$series: fetching Debian's source package dpdk $deb_ver failed ($dir/fetch.log)"
+            fi ;;
+        *) log "$series: suite '$suite' carries dpdk '${deb_ver:-nothing}', not $series.x" ;;
+        esac
+    fi
+    # 2. The release tarball, checked against the committed sums.
+    if [ -z "$kind" ] && [ "$source_pref" != debian ]; then
+        tb=$(find_tarball "$series") || exit 1
+        if [ -n "$tb" ]; then
+            tarball=${tb% *}
+            hash=${tb#* }
+            kind=tarball
         fi
-        die "fetching Debian's source package dpdk $deb_ver failed ($dir/fetch.log): DPDK $series cannot be built on this machine"
+    fi
+    if [ -z "$kind" ]; then
+        rm -rf "$dir/dl" "$dir/src"
+        log "error: no source for DPDK $series: Debian's archive does not serve it, and $tarballs has no dpdk-$series.*.tar.xz listed in $sums (--tarballs DIR or VNAPI_DPDK_TARBALLS names another directory)"
+        exit 4
     fi
     ensure_build_deps
-    src_ver=${deb_ver%%-*}
-    origin="Debian source package dpdk $deb_ver ($suite)"
-    log "$series: $origin"
-    tar -xf "$(ls "$dir"/dl/dpdk_*.tar.* | grep -v debian | head -n 1)" -C "$dir/src" --strip-components=1
+    if [ "$kind" = debian ]; then
+        src_ver=${deb_ver%%-*}
+        origin="Debian source package dpdk $deb_ver ($suite)"
+        tar -xf "$(ls "$dir"/dl/dpdk_*.tar.* | grep -v debian | head -n 1)" -C "$dir/src" --strip-components=1
+    else
+        src_ver=$(basename "$tarball" .tar.xz)
+        src_ver=${src_ver#dpdk-}
+        origin="release tarball $(basename "$tarball") (sha256 $hash)"
+        tar -xf "$tarball" -C "$dir/src" --strip-components=1
+    fi
+    log "$series: building from $origin"
     # platform=generic: the ISA baseline Debian's packages use, not this CPU's.
     # Debian's python3 (with python3-pyelftools) before any pyenv/venv one.
     local PATH=/usr/bin:$PATH
@@ -203,7 +273,8 @@ build_one() {
         die "net_vhost missing from $prefix/lib/dpdk/pmds-*"
     {
         echo "config_rev=$config_rev"
-        echo "source=debian"
+        echo "source=$kind"
+        [ -z "$hash" ] || echo "sha256=$hash"
         echo "version=$src_ver"
         echo "origin=$origin"
         echo "build_seconds=$((SECONDS - t0))"

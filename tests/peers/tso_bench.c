@@ -245,9 +245,9 @@ main(int argc, char **argv)
 	for (;;) {
 		struct rte_eth_link a, b;
 
-		rte_eth_link_get_nowait(fe_port, &a);
-		rte_eth_link_get_nowait(be_port, &b);
-		if (a.link_status && b.link_status)
+		if (rte_eth_link_get_nowait(fe_port, &a) == 0 &&
+		    rte_eth_link_get_nowait(be_port, &b) == 0 &&
+		    a.link_status && b.link_status)
 			break;
 		if (tb_now() - t0 > 10.0) {
 			printf("RESULT: FAIL: links not up\n");
