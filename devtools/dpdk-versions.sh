@@ -140,8 +140,7 @@ debian_version() {
 # Fetch the upstream orig tarball of dpdk=$1 into $2 (through apt; a partial
 # download is not kept). Returns non-zero when the archive cannot serve it.
 fetch_debian() {
-    (cd "$2" && apt-get source --download-only -q "dpdk=$1") >"$2/../fetch.log" 2>&1 ||
-        { cat "$2/../fetch.log" >&2; return 1; }
+    (cd "$2" && apt-get source --download-only -q "dpdk=$1") >"$2/../fetch.log" 2>&1 || return 1
     ls "$2"/dpdk_*.orig.tar.* >/dev/null 2>&1
 }
 
@@ -157,21 +156,27 @@ ensure_build_deps() {
 }
 
 # The listed tarball of a series in $tarballs: prints "FILE SHA256", or
-# nothing when the directory holds none. A file of the series whose hash is
-# not the listed one is refused (exit 1), never built.
+# nothing when the directory holds no file of the series. A listed file whose
+# hash is not the listed one is refused (exit 1), and so is a directory that
+# holds only unlisted files of the series: neither is ever built.
 find_tarball() {
-    local series=$1 f name want got
+    local series=$1 f name want got unlisted=""
     [ -r "$sums" ] || die "$sums is missing: cannot check any tarball"
     for f in "$tarballs"/dpdk-"$series".*.tar.xz; do
         [ -f "$f" ] || continue
         name=$(basename "$f")
         want=$(awk -v n="$name" '$2 == n || $2 == "*" n { print $1 }' "$sums")
-        [ -n "$want" ] || die "$f: not listed in $sums (listed: $(awk '{ printf "%s ", $2 }' "$sums")): refused"
+        if [ -z "$want" ]; then
+            unlisted="$unlisted $name"
+            continue
+        fi
         got=$(sha256sum "$f" | cut -d' ' -f1)
         [ "$got" = "$want" ] || die "$f: SHA-256 $got, but $sums lists $want: refused"
         echo "$f $got"
         return 0
     done
+    [ -z "$unlisted" ] ||
+        die "$tarballs:$unlisted not listed in $sums (listed: $(awk '{ printf "%s ", $2 }' "$sums")): refused"
 }
 
 # Is the stamp's source still a valid one? debian, or a tarball whose hash
