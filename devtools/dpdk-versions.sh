@@ -212,6 +212,7 @@ build_one() {
     mkdir -p "$dir/dl" "$dir/src"
     suite=$(suite_for_series "$series")
     # 1. Debian's source package, when the archive serves it.
+    [ -n "$suite" ] || [ "$source_pref" != debian ] || { log "error: no Debian release carries DPDK $series (--source debian)"; exit 4; }
     if [ "$source_pref" != tarball ] && [ -n "$suite" ]; then
         ensure_deb_src "$suite"
         deb_ver=$(debian_version "$suite")
@@ -238,6 +239,7 @@ build_one() {
     fi
     if [ -z "$kind" ]; then
         rm -rf "$dir/dl" "$dir/src"
+        [ "$source_pref" = debian ] && { log "error: no source for DPDK $series: Debian's archive does not serve it (--source debian)"; exit 4; }
         log "error: no source for DPDK $series: Debian's archive does not serve it, and $tarballs has no dpdk-$series.*.tar.xz listed in $sums (--tarballs DIR or VNAPI_DPDK_TARBALLS names another directory)"
         exit 4
     fi
