@@ -97,6 +97,8 @@ def main(args, environ=None, out=sys.stdout):
             elif result == 'SKIP':
                 skipped += 1
                 print(f'SKIPPED: {name} ({skip_reason(t)})', file=out)
+            elif 'MISSING PREREQUISITE' in (t.get('stdout') or ''):
+                fail(f'{name} ({result}: {skip_reason(t)})')
             else:
                 fail(f'{name} ({result})')
         if expected is not None:

@@ -64,6 +64,14 @@ class TestSummary(unittest.TestCase):
         self.assertEqual(self.run_summary([log]), (1, [
             'FAILED: p:unit / b (FAIL)', 'FAILED: p:unit / c (TIMEOUT)', '1 passed, 2 failed']))
 
+    def test_missing_prerequisite_named(self):
+        out = 'MISSING PREREQUISITE: no l3fwd-power: apt-get install dpdk-doc\nFAIL: CI=true\n'
+        log = self.build('b', {'p:unit / a': ('OK', ''), 'p:integration / l3fwd_x': ('FAIL', out)},
+                         ['p:unit / a', 'p:integration / l3fwd_x'])
+        self.assertEqual(self.run_summary([log]), (1, [
+            'FAILED: p:integration / l3fwd_x (FAIL: MISSING PREREQUISITE: no l3fwd-power: '
+            'apt-get install dpdk-doc)', '1 passed, 1 failed']))
+
     def test_registered_without_result_fails(self):
         log = self.build('b', {'p:unit / a': ('OK', '')},
                          ['p:unit / a', 'p:integration / l3fwd_count_vnapi'])
