@@ -107,6 +107,12 @@ class TestSummary(unittest.TestCase):
         self.assertEqual(self.run_summary(['--registered=' + lst, log, log])[1][-1],
                          '2 passed, 1 failed')
 
+    def test_single_suite_bare_names(self):
+        # A build with one suite (the ASan build: unit only): meson lists and logs bare names.
+        log = self.build('asan', {'a': ('OK', ''), 'b': ('OK', '')}, ['a', 'b', 'c'])
+        self.assertEqual(self.run_summary([log]), (1, [
+            'FAILED: c (registered, no result in %s)' % log, '2 passed, 1 failed']))
+
     def test_no_testlog_fails(self):
         rc, lines = self.run_summary([os.path.join(self.dir, 'nope', 'testlog.json')])
         self.assertEqual((rc, lines[-1]), (1, '0 passed, 1 failed'))
