@@ -2,20 +2,46 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 #
-# Configure (once) and build vnapi. Warnings are errors under CI.
-# Usage: devtools/build.sh [BUILD_DIR] [extra meson setup options...]
+# Configure (once) and build vnapi. Warnings are errors with --werror
+# (devtools/test.sh, and so .ci/run, always pass it) and whenever the
+# environment's CI is true (or 1, yes, on); an existing build directory is
+# switched to werror=true then, never back.
+# Usage: devtools/build.sh [--werror] [BUILD_DIR] [extra meson setup options...]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+werror=false
+if [ "${1:-}" = --werror ]; then
+    werror=true
+    shift
+fi
+case "${CI:-}" in
+[Tt][Rr][Uu][Ee] | 1 | [Yy][Ee][Ss] | [Oo][Nn]) werror=true ;;
+esac
 build=${1:-$top/build}
 shift || true
 
-werror=()
-[ "${CI:-}" = "true" ] && werror=(--werror)
+# The werror option of a configured build directory (true or false).
+build_werror() {
+    python3 - "$1/meson-info/intro-buildoptions.json" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    print(str(next(o['value'] for o in json.load(f) if o['name'] == 'werror')).lower())
+PY
+}
 
 if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" "$top" "${werror[@]}" "$@"
-elif [ $# -gt 0 ]; then
-    meson configure "$build" "$@"
+    opts=()
+    [ "$werror" = true ] && opts=(-Dwerror=true)
+    meson setup "$build" "$top" "${opts[@]}" "$@"
+else
+    opts=("$@")
+    if [ "$werror" = true ] && [ "$(build_werror "$build")" != true ]; then
+        echo "build.sh: $build: switching to werror=true"
+        opts+=(-Dwerror=true)
+    fi
+    if [ ${#opts[@]} -gt 0 ]; then
+        meson configure "$build" "${opts[@]}"
+    fi
 fi
 ninja -C "$build"

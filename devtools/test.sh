@@ -4,7 +4,10 @@
 #
 # README command 2: set up the machine, build, run the whole suite (unit and
 # integration), then the unit suite again in an ASan+UBSan build. Ends with
-# "N passed, N failed" over every meson test of both builds.
+# "N passed, N failed" over every meson test of both builds (devtools/summary.py:
+# each build's registered tests, listed before its run, must all have a
+# result; under CI a skip counts as failed). Both builds always use --werror
+# (devtools/build.sh --werror), with or without CI in the environment.
 #
 # Usage: devtools/test.sh [--dpdk SERIES] [meson test options, e.g. --suite unit]
 #   --dpdk 24.11|25.11: against that DPDK, built minimal from Debian's source
@@ -42,15 +45,33 @@ if [ -n "$series" ]; then
     echo "test.sh: DPDK $(pkg-config --modversion libdpdk) from $prefix"
 fi
 
+# CI however the runner spells it (true, 1, yes, on): tests and summary.py
+# read CI=true.
+case "${CI:-}" in
+[Tt][Rr][Uu][Ee] | 1 | [Yy][Ee][Ss] | [Oo][Nn]) export CI=true ;;
+esac
+
+# The tests a meson test run with these options is asked for, one
+# 'meson test --list' line each, written beside its testlog.json before the
+# run: summary.py fails every one that has no result.
+list_tests() {
+    local dir=$1
+    shift
+    mkdir -p "$dir/meson-logs"
+    meson test -C "$dir" --no-rebuild --list "$@" >"$dir/meson-logs/registered-tests.txt"
+}
+
 status=0
-"$top/devtools/build.sh" "$build" || { echo "0 passed, 1 failed"; exit 1; }
+"$top/devtools/build.sh" --werror "$build" || { echo "0 passed, 1 failed"; exit 1; }
+list_tests "$build" "$@" || status=1
 meson test -C "$build" --print-errorlogs --num-processes 1 "$@" || status=1
 
 # Sanitizers over the unit tests (no DPDK processes: they need no EAL). This
 # build also compiles the per-packet debug logs (-Ddatapath_debug=true), so
 # they keep building.
-if "$top/devtools/build.sh" "$asan" -Db_sanitize=address,undefined -Db_lundef=false \
+if "$top/devtools/build.sh" --werror "$asan" -Db_sanitize=address,undefined -Db_lundef=false \
         -Dintegration_tests=false -Dbuildtype=debug -Ddatapath_debug=true; then
+    list_tests "$asan" --suite unit || status=1
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C "$asan" --suite unit --print-errorlogs || status=1
 else
