@@ -8,7 +8,7 @@
 # nothing but checks.
 #
 # Usage: devtools/setup.sh [--sdk-dir DIR] [--hugepages N] [--dpdk SERIES]...
-#   --dpdk 24.11|25.11: also build that DPDK into the cache
+#   --dpdk 23.11|24.11|25.11: also build that DPDK into the cache
 #   (devtools/dpdk-versions.sh; reused when present).
 set -euo pipefail
 

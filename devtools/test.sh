@@ -10,8 +10,9 @@
 # (devtools/build.sh --werror), with or without CI in the environment.
 #
 # Usage: devtools/test.sh [--dpdk SERIES] [meson test options, e.g. --suite unit]
-#   --dpdk 24.11|25.11: against that DPDK, built minimal from Debian's source
-#   package into the cache
+#   --dpdk 23.11|24.11|25.11: against that DPDK, built minimal (from Debian's
+#   source package when served, else the release tarball in ../shared/dpdk)
+#   into the cache
 #   (/var/cache/vnapi, devtools/dpdk-versions.sh; reused when present), in
 #   build-dpdk<SERIES>/ and build-asan-dpdk<SERIES>/. Without it (or with
 #   22.11): the system's DPDK, in build/ and build-asan/.
