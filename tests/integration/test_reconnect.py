@@ -60,8 +60,11 @@ def fd_count(pid):
 
 
 def mempool_in_use(p):
-    """Mbufs of the front end's pool that are not in the pool (testpmd's dump_mempool)."""
+    """Mbufs of the front end's pool that are not in the pool (testpmd's dump_mempool;
+    25.11's testpmd spells it 'dump mempool')."""
     r = p.cmd('dump_mempool')
+    if 'Command not found' in r:
+        r = p.cmd('dump mempool')
     size = re.search(r'\n\s*size=(\d+)', r)
     cached = re.search(r'total_cache_count=(\d+)', r)
     common = re.search(r'common_pool_count=(\d+)', r)
