@@ -64,8 +64,8 @@ log() { printf 'dpdk-versions: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 # Bump when the configuration below changes: a cache built otherwise is rebuilt.
-config_rev=2
-drivers='bus/pci,bus/vdev,net/vhost,net/virtio,mempool/ring,power/*'
+config_rev=3
+drivers='bus/pci,bus/vdev,net/vhost,net/virtio,net/pcap,mempool/ring,power/*'
 libs='vhost,cryptodev,dmadev,security,eventdev,timer,pdump,pcapng,bpf,power,lpm,metrics,telemetry,gro,gso,bitratestats,latencystats'
 apps='test-pmd,proc-info,dumpcap,pdump'
 examples='l3fwd-power'
