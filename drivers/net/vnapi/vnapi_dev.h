@@ -121,9 +121,26 @@ struct vnapi_intr_stats {
 	uint64_t wakeups;        /**< Disarms that found the eventfd signalled. */
 	uint64_t wakeup_packets; /**< Packets received from a wakeup to the next arm. */
 	uint64_t spurious;       /**< Wakeups whose first poll found nothing. */
-	uint64_t unnotified;     /**< Armed waits that ended with no notification
-				  *   while completions waited in the ring. */
+	uint64_t unnotified;     /**< Armed waits of VNAPI_INTR_WAIT_MIN_US or more that
+				  *   ended with completions in the ring and no
+				  *   notification for them, none arriving late either:
+				  *   lost wakeups. */
+	uint64_t late;           /**< Notifications that arrived after the disarm that
+				  *   found their work (read at the next arm). */
+	uint64_t raced;          /**< Disarms within VNAPI_INTR_WAIT_MIN_US of the arm
+				  *   that found unannounced work: work that raced the
+				  *   arming (the application disarmed on its own). */
 };
+
+/**
+ * An armed queue must have been armed at least this long for unannounced
+ * work at its disarm to count as a lost wakeup (rx_qN_intr_unnotified_work).
+ * A disarm sooner than this follows no wait: an application such as lib/napi
+ * that re-checks the ring after arming and disarms when work raced the
+ * arming. The back end may then have seen the disarm before deciding to
+ * notify (and rightly not notified): not a loss, counted as raced.
+ */
+#define VNAPI_INTR_WAIT_MIN_US 1000
 
 struct vnapi_rxq {
 	struct vnapi_gate gate;
@@ -147,6 +164,9 @@ struct vnapi_rxq {
 	bool wake_window;             /**< Between a wakeup and the next arm. */
 	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
 	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
+	bool unnotified_suspect;      /**< The last disarm, after a wait, found unannounced
+				       *   work: judged at the next arm (late or lost). */
+	uint64_t armed_tsc;           /**< TSC of the last disarmed -> armed transition. */
 	bool broken_reported;         /**< The device broke this ring and we said so. */
 	struct vnapi_queue_stats stats;
 	struct vnapi_intr_stats istats;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_interrupts.h>
 
 #include <ethdev_driver.h>
@@ -79,6 +80,31 @@ vnapi_intr_release(struct rte_eth_dev *dev)
 	dev->intr_handle = NULL;
 }
 
+/*
+ * The last disarm of this queue ended a wait with work in the ring and no
+ * notification read. Either the notification was on its way (the back end
+ * stores the used index, then signals: it lands on the eventfd after our
+ * read) or it was lost. Before arming again (nothing of ours writes the
+ * eventfd while the queue is disarmed), whatever is in the eventfd came
+ * from the back end: a late notification, not a loss. Emptying it also
+ * keeps the coming wait from returning at once for work already taken.
+ */
+static void
+vnapi_intr_judge_suspect(struct vnapi_proc *proc, struct vnapi_rxq *rxq)
+{
+	uint64_t cnt = 0;
+
+	if (!rxq->unnotified_suspect)
+		return;
+	rxq->unnotified_suspect = false;
+	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) == sizeof(cnt) && cnt != 0) {
+		rxq->istats.late++;
+		rxq->istats.notifications += cnt;
+		return;
+	}
+	rxq->istats.unnotified++;
+}
+
 int
 vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 {
@@ -97,8 +123,11 @@ vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 		ret = -EIO;
 		goto out;
 	}
-	if (!virtq_intr_enabled(rxq->vq))
+	if (!virtq_intr_enabled(rxq->vq)) {
 		rxq->istats.arms++;
+		rxq->armed_tsc = rte_get_tsc_cycles();
+		vnapi_intr_judge_suspect(proc, rxq);
+	}
 	rxq->wake_window = false;
 	rxq->wake_first_poll = false;
 	/* Store of used_event / the flag, then (inside virtq_poll) a full
@@ -130,7 +159,7 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
 	bool armed, pending;
-	uint64_t cnt = 0, own;
+	uint64_t cnt = 0, own, armed_cycles;
 
 	if (!vnapi_gate_enter(&rxq->gate)) {
 		/* The ring is not ours to touch; empty the counter (the wakeup
@@ -138,9 +167,11 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 		if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
 		rxq->own_signals = 0;
+		rxq->unnotified_suspect = false; /* the rings start over */
 		return 0;
 	}
 	armed = virtq_intr_enabled(rxq->vq);
+	armed_cycles = armed ? rte_get_tsc_cycles() - rxq->armed_tsc : 0;
 	/* The ring before the eventfd: the back end stores the used index
 	 * before it signals, so work seen here with no signal read below is
 	 * work whose notification was lost or is still on its way. */
@@ -155,10 +186,17 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	rxq->own_signals = 0;
 	if (cnt <= own) {
 		/* Nothing from the back end. Completions it did not announce,
-		 * with no rescue of ours for them: a lost notification (or,
-		 * for a moment, one still on its way). */
-		if (pending && own == 0)
-			rxq->istats.unnotified++;
+		 * with no rescue of ours for them. Right after the arm, the
+		 * application disarmed on its own (work raced the arming; the
+		 * back end may have seen our disarm and rightly not signalled):
+		 * raced. After a wait, a lost notification or one still on its
+		 * way: the next arm tells which. */
+		if (pending && own == 0) {
+			if (armed_cycles < rte_get_tsc_hz() / 1000000 * VNAPI_INTR_WAIT_MIN_US)
+				rxq->istats.raced++;
+			else
+				rxq->unnotified_suspect = true;
+		}
 		return 0;
 	}
 	rxq->istats.notifications += cnt - own;

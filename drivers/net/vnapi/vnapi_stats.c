@@ -120,6 +120,8 @@ static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_ISTAT("intr_wakeup_packets", wakeup_packets),
 	VNAPI_ISTAT("intr_spurious_wakeups", spurious),
 	VNAPI_ISTAT("intr_unnotified_work", unnotified),
+	VNAPI_ISTAT("intr_late_notifications", late),
+	VNAPI_ISTAT("intr_raced_disarms", raced),
 	{ "intr_packets_per_notification", VNAPI_XS_PPN, 0 },
 };
 
