@@ -10,7 +10,7 @@
 # lcore's CPU %, wakeups/s, packets per wakeup, the sparse round trip
 # p50/p99 and net_vnapi's lost-wakeup counter (must be 0), one line of
 # conclusion computed from them, and writes a PNG of CPU % and packets per
-# wakeup over time. About 80 s (--quick: under 30 s). Every process is
+# wakeup over time. About 70 s (--quick: under 30 s). Every process is
 # ended by its PID; Ctrl-C leaves none behind. The work is in devtools/demo.py.
 #
 # On a fresh machine it first runs devtools/setup.sh and devtools/build.sh
