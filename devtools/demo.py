@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""What vnapi is for, in about 80 seconds: a port that polls at full speed under load, sleeps on
+"""What vnapi is for, in about 70 seconds: a port that polls at full speed under load, sleeps on
 interrupts when traffic stops, and never loses a wakeup.
 
 vnapi-fwd (app/vnapi-fwd, on lib/napi; --fwd io, one lcore on CPU 1) forwards on a net_vnapi port
@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 
@@ -135,7 +136,8 @@ class Snap:
             self.wakeups = q['wakeups']
             self.wakeup_packets = q['wakeup_packets']
             self.race_disarms = q['race_disarms']
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            # gone or stopping (its telemetry answers null then)
             self.packets = self.wakeups = self.wakeup_packets = self.race_disarms = None
         try:
             self.cpu1 = system_busy().get(FWD_CPU)
@@ -146,7 +148,7 @@ class Snap:
             try:
                 x = h.telemetry(prefix, '/ethdev/xstats,0')['/ethdev/xstats']
                 self.lost = x.get(LOST_XSTAT)
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass
 
 
@@ -529,6 +531,8 @@ class Demo:
         try:
             for k, mode in enumerate(MODES):
                 results.append(self.run_mode(mode, k, progress))
+                if results[-1].get('peer_result', '').startswith('FAIL code=7'):
+                    raise KeyboardInterrupt  # the back end was interrupted: so are we
         finally:
             self.stop_all()
             self.workdir.close()
@@ -581,6 +585,15 @@ def main():
         args.png = os.path.join(os.path.abspath(args.build), 'demo',
                                 'vnapi-demo-%s.png' % args.frontend)
     h.install_guards()
+    interrupted = []
+
+    def on_sigint(signum, frame):
+        # Ctrl-C reaches the DPDK processes too (same process group): they end on their own,
+        # and whatever this process was waiting for may fail first. Remember it, so that the
+        # end says "interrupted" whatever exception comes out.
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, on_sigint)
     demo = Demo(args)
     quiet_harness(demo, args.verbose)
     if args.from_json:
@@ -591,11 +604,19 @@ def main():
         demo.loadavg = saved['loadavg']
         return demo.report(saved['results'], args.from_json)
     try:
-        return demo.run()
+        rc = demo.run()
     except KeyboardInterrupt:
+        rc = None
+    except Exception:
+        if not interrupted:
+            raise
+        rc = None
+    if interrupted or rc is None:
+        demo.stop_all()  # already done on the way out; a second call costs nothing
         print('\ndemo: interrupted: every process ended by its PID, sockets removed',
               file=sys.stderr)
         return 130
+    return rc
 
 
 if __name__ == '__main__':
