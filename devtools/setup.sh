@@ -31,7 +31,8 @@ log() { printf 'setup: %s\n' "$*"; }
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
           pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
           qemu-system-x86 busybox-static
-          openvswitch-switch-dpdk)  # OVS-DPDK: a real peer in the suite (test_ovs.py)
+          openvswitch-switch-dpdk   # OVS-DPDK: a real peer in the suite (test_ovs.py)
+          python3-matplotlib)       # the figure of devtools/demo.sh
 
 missing=()
 for p in "${packages[@]}"; do
