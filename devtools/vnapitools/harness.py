@@ -555,6 +555,33 @@ def telemetry(prefix, cmd, timeout=5.0):
         return json.loads(s.recv(1 << 20).decode())
 
 
+def open_fds(pid):
+    """The open fds of a process (/proc/PID/fd), except the connections its telemetry server
+    accepted (they close in the server's own thread, a moment after the client's end): a count
+    to compare with a baseline."""
+    telemetry_inodes = set()
+    try:
+        with open('/proc/net/unix') as f:
+            for line in f.readlines()[1:]:
+                parts = line.split()
+                if len(parts) >= 8 and 'dpdk_telemetry' in parts[7]:
+                    telemetry_inodes.add(parts[6])
+    except OSError:
+        pass
+    n = 0
+    d = '/proc/%d/fd' % pid
+    for fd in os.listdir(d):
+        try:
+            target = os.readlink(os.path.join(d, fd))
+        except OSError:
+            continue  # closed meanwhile
+        m = re.match(r'socket:\[(\d+)\]$', target)
+        if m and m.group(1) in telemetry_inodes:
+            continue
+        n += 1
+    return n
+
+
 def unique(tag):
     """A short unique name for a file prefix (pid + counter keeps parallel runs apart)."""
     return 'vn%s%d_%d' % (tag, os.getpid(), next(_counter))

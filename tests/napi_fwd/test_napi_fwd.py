@@ -57,7 +57,7 @@ import sys
 import threading
 import time
 
-from vnapitools.harness import parse_kv, telemetry
+from vnapitools.harness import open_fds, parse_kv, telemetry
 from vnapitools.procfs import proc_cpu_s
 
 SKIP = 77
@@ -249,6 +249,8 @@ def run(case, frontend, mode='hybrid', figures=None):
         fwd.wait_line(r'^FORWARDING', 20)
         peer.wait_line(r'^LINK up', 30)
         cpu0, t0 = proc_cpu_s(fwd.p.pid), time.monotonic()
+        peer.wait_line(r'^WARMUP back', 30)
+        fds0 = open_fds(fwd.p.pid)
 
         if case == 'idle':
             peer.wait_line(r'^IDLE begin', 40)
@@ -281,6 +283,7 @@ def run(case, frontend, mode='hybrid', figures=None):
         res = parse_kv(res_line)
         # The traffic is over: the driver's account of it, before vnapi-fwd stops.
         xs = port_xstats(fwd_prefix) if frontend.startswith('vnapi') else None
+        fds1 = open_fds(fwd.p.pid)
         if figures is not None:
             figures['cpu_pct'] = 100.0 * (proc_cpu_s(fwd.p.pid) - cpu0) / (time.monotonic() - t0)
         fwd.stop(signal.SIGINT, 15)
@@ -303,6 +306,10 @@ def run(case, frontend, mode='hybrid', figures=None):
                 final['rx'], final['tx'], final['dropped'], expected))
         if fwd.p.returncode != 0:
             raise Failure('vnapi-fwd exit status %d' % fwd.p.returncode)
+        if fds1 != fds0:
+            raise Failure('vnapi-fwd\'s open fds went from %s (after the warm-up) to %s (after '
+                          'the traffic)' % (fds0, fds1))
+        print('# vnapi-fwd open fds: %d after the warm-up, %d after the traffic' % (fds0, fds1))
         if xs is not None:
             check_queues(xs, res, queues, traffic=case in ('sparse', 'pairs', 'mq') and
                          mode != 'poll')

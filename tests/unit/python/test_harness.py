@@ -7,6 +7,7 @@ test body's outcome into PASS/FAIL and the script's exit code."""
 
 import contextlib
 import io
+import os
 import subprocess
 import unittest
 
@@ -108,6 +109,18 @@ class TestRunChecks(unittest.TestCase):
         # test_reconnect.py's bodies return True for their own callers.
         self.assertEqual(self.run_quiet(lambda: True), (0, 'PASS\n'))
         self.assertEqual(self.run_quiet(lambda: False), (0, 'PASS\n'))
+
+
+class TestOpenFds(unittest.TestCase):
+    def test_counts_a_new_fd(self):
+        n = h.open_fds(os.getpid())
+        r, w = os.pipe()
+        try:
+            self.assertEqual(h.open_fds(os.getpid()), n + 2)
+        finally:
+            os.close(r)
+            os.close(w)
+        self.assertEqual(h.open_fds(os.getpid()), n)
 
 
 if __name__ == '__main__':
