@@ -16,8 +16,9 @@ Each round runs, in an order that alternates round by round (reversed every seco
     "pairs": 2000 packets, every second one 35-665 us after the previous came back), on
     net_vnapi and net_virtio_user (vnapi-fwd --sleep-timeout-ms 10 there, as in the test).
 It reuses the test scripts' run functions (same command lines, same peer), collects the
-figures and prints one table: p50/p99/max round trip (as measured: nothing subtracted), packets
-per wakeup, wakeups, CPU % of the receiver, lost packets, and the idle figures.
+figures and prints one table: p50/p99/max round trip (as measured: nothing subtracted), net
+p99/max (minus what the peer's run-queue and CPU-stall accounting saw), packets per wakeup,
+wakeups, CPU % of the receiver, lost packets, and the idle figures.
 
 Packets per wakeup: l3fwd-power: packets back / its "waked up from rx interrupt" lines after the
 warm-up (the same count on both front ends); vnapi-fwd: packets back / lib/napi's wakeups
@@ -114,7 +115,8 @@ def run_l3fwd(case, fe):
     r = {'ok': not fails, 'lost': p.get('lost'), 'sent': p.get('sent')}
     if case == 'sparse':
         wk = res['rx_wakeups_after_warmup']
-        r.update(p50=p.get('p50_us'), p99=p.get('p99_us'), max=p.get('max_us'), wakeups=wk,
+        r.update(p50=p.get('p50_us'), p99=p.get('p99_us'), max=p.get('max_us'),
+                 net_p99=p.get('net_p99_us'), net_max=p.get('net_max_us'), wakeups=wk,
                  ppw=(p.get('received', 0) / wk) if wk else None,
                  cpu=100.0 * res['l3fwd_cpu_s'] / res['run_window_s'])
     else:
@@ -129,6 +131,7 @@ def run_fwd(fe, mode):
     wk = fig.get('wakeups')
     return {'ok': rc == 0, 'lost': fig.get('lost'), 'sent': fig.get('sent'),
             'p50': fig.get('p50_us'), 'p99': fig.get('p99_us'), 'max': fig.get('max_us'),
+            'net_p99': fig.get('net_p99_us'), 'net_max': fig.get('net_max_us'),
             'wakeups': wk, 'ppw': (fig.get('received', 0) / wk) if wk else None,
             'cpu': fig.get('cpu_pct')}
 
@@ -147,17 +150,20 @@ def table(results, rounds, rev):
              'round; net_vnapi built from %s. Figures: median over rounds of each round\'s '
              'figure; max: the worst over all rounds; lost and failed: totals.'
              % (rounds, rev or 'an unrecorded tree'), '']
-    lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | packets/wakeup '
-                 '| wakeups | CPU % | lost | failed runs |')
-    lines.append('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+    lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | net p99 / max µs '
+                 '| packets/wakeup | wakeups | CPU % | lost | failed runs |')
+    lines.append('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for recv, traffic, fe, mode in RUNS:
         if traffic == 'idle':
             continue
         rs = results[(recv, traffic, fe, mode)]
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %d of %d |' % (
+        lines.append('| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s of %s '
+                     '| %d of %d |' % (
             recv + (' --mode %s' % mode if mode else ' --interrupt-only'), FE_LABEL[fe],
             traffic, fmt(med([r.get('p50') for r in rs])), fmt(med([r.get('p99') for r in rs])),
             fmt(max([r['max'] for r in rs if r.get('max') is not None] or [None])),
+            fmt(med([r.get('net_p99') for r in rs])),
+            fmt(max([r['net_max'] for r in rs if r.get('net_max') is not None] or [None])),
             fmt(med([r.get('ppw') for r in rs]), 2), fmt(med([r.get('wakeups') for r in rs]), 0),
             fmt(med([r.get('cpu') for r in rs]), 1), sum(r.get('lost') or 0 for r in rs),
             sum(r.get('sent') or 0 for r in rs), sum(1 for r in rs if not r['ok']), len(rs)))
@@ -179,7 +185,11 @@ def table(results, rounds, rev):
                  'previous came back); pairs: tests/napi_fwd `pairs` (2000 packets, each '
                  '0.1-1.9 ms after the previous came back, every second one only 35-665 us); '
                  'round trip peer -> receiver -> peer, CLOCK_MONOTONIC stamps in the payload, '
-                 'nothing subtracted (run-queue wait, stalls and host steal stay in). The '
+                 'nothing subtracted (run-queue wait, stalls and host steal stay in). "Net": '
+                 'the same round trips minus, for each side, the larger of its run-queue wait '
+                 '(schedstat) and its CPU\'s stalls (echo_peer\'s stall probes, '
+                 'tests/common/peer_stall.h), i.e. what this shared machine added; a wakeup the '
+                 'driver loses leaves the CPU idle and stays in. The '
                  'receiver runs pinned on CPU 1, echo_peer (net_vhost) on CPU 0; both vCPUs are '
                  'shared with other jobs. vnapi-fwd on net_virtio_user has '
                  '`--sleep-timeout-ms 10` (that PMD arms without a re-check).')
