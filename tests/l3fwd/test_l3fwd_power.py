@@ -22,8 +22,8 @@ Cases:
           /proc/PID/stat over the window) and its "lcore N is waked up from rx interrupt" lines in
           the window (l3fwd-power logs every rx-interrupt wakeup at INFO; its 10 ms epoll timeouts
           are not logged). Then one check packet must come back.
-  sparse  2000 single packets, each a random 0.1-5 ms after the previous one came back: every
-          one must come back. The round trips are printed, never judged (devtools/latency_bench.py
+  sparse  2000 single packets (--packets; meson's tests run 1000), each a random 0.1-5 ms after
+          the previous one came back: every one must come back. The round trips are printed, never judged (devtools/latency_bench.py
           measures latency).
   mq      the port with queues=2, both rx queues on l3fwd-power's one lcore
           (--config='(0,0,0),(0,1,0)'); 1000 sparse packets that the peer steers alternately to
