@@ -214,7 +214,8 @@ def section(agg, results, runs, rev):
                  'and the peer were runnable but not running (schedstat, read by the peer '
                  'around every packet), i.e. what other programs on the shared CPUs added. A '
                  'wakeup the front end misses is not run-queue wait: it stays in this figure. '
-                 'The test asserts net_vnapi\'s net max under 5 ms. Packets that waited for '
+                 'No test judges latency (devtools/latency_bench.py measures it). Packets that '
+                 'waited for '
                  'l3fwd-power\'s 10 ms epoll timeout instead of an interrupt (net >= 9 ms, the '
                  'signature of a packet that raced the arming): %d vnapi, %d virtio_user.'
                  % (timeout_waits(results, 'vnapi'), timeout_waits(results, 'virtio_user')))

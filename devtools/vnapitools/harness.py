@@ -94,33 +94,6 @@ def run_checks(fn, *args, errors=()):
     return rc
 
 
-# A latency test run again when it failed only its latency bounds: the machine's stalls that
-# no probe sees (host steal inside /proc/stat's 10 ms ticks, a vCPU kept from an IPI) come in
-# bursts of seconds, while a driver fault (a lost wakeup, a stuck queue, a lost packet) fails
-# every run, and fails the checks that are not latency bounds.
-LATENCY_RUNS = 3
-
-
-def latency_attempts(attempt, runs=LATENCY_RUNS, what='run'):
-    """Call attempt(n) for n = 1.. until it passes: it returns None (pass) or (reason,
-    latency_only). A failure that is not latency_only ends the attempts at once; a latency-only
-    one is tried again, at most @runs runs in all. Returns None, or the last reason."""
-    for n in range(1, runs + 1):
-        out = attempt(n)
-        if out is None:
-            if n > 1:
-                print('# %s %d passed; the %d before failed only latency bounds' % (
-                    what, n, n - 1), flush=True)
-            return None
-        reason, latency_only = out
-        if not latency_only:
-            return reason
-        if n < runs:
-            print('# %s %d failed only latency bounds (%s): running it again' % (
-                what, n, reason), flush=True)
-    return reason
-
-
 def log(msg):
     print('[harness %7.3f] %s' % (time.monotonic() - _T0, msg), flush=True)
 
@@ -580,6 +553,33 @@ def telemetry(prefix, cmd, timeout=5.0):
         s.recv(16384)                           # the greeting
         s.send(cmd.encode())
         return json.loads(s.recv(1 << 20).decode())
+
+
+def open_fds(pid):
+    """The open fds of a process (/proc/PID/fd), except the connections its telemetry server
+    accepted (they close in the server's own thread, a moment after the client's end): a count
+    to compare with a baseline."""
+    telemetry_inodes = set()
+    try:
+        with open('/proc/net/unix') as f:
+            for line in f.readlines()[1:]:
+                parts = line.split()
+                if len(parts) >= 8 and 'dpdk_telemetry' in parts[7]:
+                    telemetry_inodes.add(parts[6])
+    except OSError:
+        pass
+    n = 0
+    d = '/proc/%d/fd' % pid
+    for fd in os.listdir(d):
+        try:
+            target = os.readlink(os.path.join(d, fd))
+        except OSError:
+            continue  # closed meanwhile
+        m = re.match(r'socket:\[(\d+)\]$', target)
+        if m and m.group(1) in telemetry_inodes:
+            continue
+        n += 1
+    return n
 
 
 def unique(tag):

@@ -22,30 +22,36 @@ Cases:
           /proc/PID/stat over the window) and its "lcore N is waked up from rx interrupt" lines in
           the window (l3fwd-power logs every rx-interrupt wakeup at INFO; its 10 ms epoll timeouts
           are not logged). Then one check packet must come back.
-  sparse  2000 single packets, each a random 0.1-5 ms after the previous one came back: every
-          one must come back; p50/p99/max round-trip latency.
+  sparse  2000 single packets (--packets; meson's tests run 1000), each a random 0.1-5 ms after
+          the previous one came back: every one must come back. The round trips are printed, never judged (devtools/latency_bench.py
+          measures latency).
+  mq      the port with queues=2, both rx queues on l3fwd-power's one lcore
+          (--config='(0,0,0),(0,1,0)'); 1000 sparse packets that the peer steers alternately to
+          queue 0 and 1 (net_vhost's tx queue q fills the front end's rx queue q).
 
-What is asserted: net_vnapi must meet the spec (idle CPU < 2 %, 0 rx wakeups while idle, sparse:
-none lost and none over 5 ms). net_virtio_user, the reference, is held only to what it can meet
-(exact counts, nothing lost, no crash); its CPU and latency are measured and reported.
+What is asserted, exact outcomes only: packet counts both ways (the peer's sent/received, and
+per rx queue the front end's rx_qN_good_packets == what net_vhost accepted on its tx queue N),
+every returned frame intact, l3fwd-power exits 0. For net_vnapi (the front end under test) also,
+for every queue: rx_qN_intr_unnotified_work == 0 (the exact lost-wakeup detector: l3fwd-power
+disarms after its 10 ms epoll timeout, and the driver counts a disarm that finds completions
+nobody announced), l3fwd-power's own wakeup lines against the driver's counters (below), and for
+sparse/mq traffic rx_qN_intr_notifications > 0 and rx_qN_intr_wakeups > 0 on every queue; at
+idle 0 wakeup lines, no notification, no wakeup, and CPU < 2 %. net_virtio_user, the reference,
+is held to the counts only; its CPU and wakeups are printed.
 
-Latency on shared CPUs: other engineers' pollers share the two vCPUs, and a round trip then
-includes milliseconds during which l3fwd-power (or the peer) was runnable but another program
-held the CPU. The peer reads both processes' run-queue wait (/proc/PID/schedstat) around every
-packet. On these VMs the host also takes a vCPU away for milliseconds (steal), which no
-schedstat shows: the peer runs a stall probe on l3fwd-power's CPU (tests/common/peer_stall.h, a
-thread waking every 200 us that records how late it woke, less its own run-queue wait), and
-another on the peer's CPU (a steal inside one of its burst calls is no gap in its busy wait). The
-5 ms bound is applied to the round trip minus, for each side, the larger of its run-queue wait and
-its CPU's stalls ("net"); the raw round trip is reported next to it (a WARNING line
-when raw packets exceed 5 ms). A wakeup the driver fails to deliver leaves l3fwd-power asleep and
-its CPU idle: neither counter moves, so that delay is not subtracted. Round trips during which
-/proc/stat's steal ticks moved are reported, not judged (the peer's own verdict does the same).
+l3fwd-power's wakeup lines against the driver's xstats, per queue q. EAL does not read the
+vnapi eventfds (counter size 0); l3fwd-power logs one line for q when rte_epoll_wait reports q's
+eventfd readable, and then disarms every queue; the driver's disarm reads (and empties) the
+eventfd. Epoll reports an eventfd only while its counter is non-zero, and nothing reads it between
+that report and the disarm, so the disarm after a line for q reads a count >= 1: either more
+than its own rescue signals (a back-end notification on an armed queue: rx_qN_intr_wakeups + 1)
+or only its own rescue signal (rx_qN_intr_rescues moved in that arming). Hence, exactly:
+    lines(q) <= rx_qN_intr_wakeups + rx_qN_intr_rescues.
+The other way is not exact: a notification that lands after rte_epoll_wait returned (its 10 ms
+timeout, or another queue's event) and before the disarm is a wakeup with no line; the
+difference is printed.
 
-Lost wakeups are judged exactly, not through latency: l3fwd-power disarms after its 10 ms epoll
-timeout, and net_vnapi counts a disarm that finds completions nobody announced
-(rx_q0_intr_unnotified_work, which must stay 0). A run that failed only latency bounds is run
-again, harness.LATENCY_RUNS runs in all; every other check fails the first run it fails in.
+No run is repeated: every check fails the first (and only) run it fails in.
 
 Process management (DpdkProcess, plugin copy) comes from devtools/vnapitools/harness.py.
 """
@@ -63,13 +69,13 @@ from vnapitools.procfs import system_busy
 
 SKIP = 77
 FE_MAC = '02:00:00:00:00:0a'
-# l3fwd-power's per-wakeup log line (INFO, logtype user1).
-WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
+FRAME_LEN = 82  # echo_peer's frames (struct peer_frame), every phase
+# l3fwd-power's per-wakeup log line (INFO, logtype user1), one per queue its epoll reported.
+WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt on port (\d+) queue (\d+)'
 CLK_TCK = h.CLK_TCK
 
-# Spec thresholds (net_vnapi).
+# Spec threshold (net_vnapi).
 IDLE_CPU_MAX_PCT = 2.0
-SPARSE_MAX_LATENCY_US = 5000
 
 FRONTENDS = {
     # name: (vdev, needs plugin, extra l3fwd-power options)
@@ -83,6 +89,8 @@ CASE_DEFAULTS = {
     'idle': {'idle_s': 10.0, 'deadline': 90.0, 'nice': 0},
     'sparse': {'packets': 2000, 'gap_min_us': 100, 'gap_max_us': 5000, 'deadline': 150.0,
                'nice': 0},
+    'mq': {'packets': 1000, 'gap_min_us': 100, 'gap_max_us': 3000, 'deadline': 150.0,
+           'nice': 0, 'queues': 2},
 }
 
 
@@ -167,34 +175,42 @@ def peer_argv(peer, case, sock, prefix, cfg, fe):
                  '--loss-timeout-ms', '2000']
     elif case == 'idle':
         argv += ['--idle', str(cfg['idle_s']), '--loss-timeout-ms', '200']
-        if fe == 'vnapi':
-            argv += ['--max-latency-us', str(SPARSE_MAX_LATENCY_US), '--bound-on', 'net']
-    elif case == 'sparse':
+    elif case in ('sparse', 'mq'):
         argv += ['--sparse', str(cfg['packets']), '--gap-min-us', str(cfg['gap_min_us']),
                  '--gap-max-us', str(cfg['gap_max_us']), '--loss-timeout-ms', '200']
         if cfg.get('seed') is not None:
             argv += ['--seed', str(cfg['seed'])]
-        if fe == 'vnapi':
-            argv += ['--max-latency-us', str(SPARSE_MAX_LATENCY_US), '--bound-on', 'net']
+    if cfg.get('queues', 1) != 1:
+        argv += ['--queues', str(cfg['queues'])]
     return argv
 
 
-def l3fwd_argv(l3fwd, fe, sock, prefix, plugin, devargs=''):
+def l3fwd_argv(l3fwd, fe, sock, prefix, plugin, devargs='', queues=1):
     vdev, _, extra = FRONTENDS[fe]
     if devargs:
         vdev += ',' + devargs
+    if queues != 1:
+        vdev += ',queues=%d' % queues
+    # Every rx queue on l3fwd-power's one lcore: one epoll set, one disarm pass over all.
+    config = ','.join('(0,%d,0)' % q for q in range(queues))
     argv = [l3fwd, '--no-huge', '-m', '512', '--no-pci', '--lcores', '0@1',
             '--file-prefix', prefix, '--log-level=user1:info']
     if plugin:
         argv += ['-d', plugin]
     argv += ['--vdev', vdev.format(sock=sock, mac=FE_MAC), '--',
-             '-p', '0x1', '--config=(0,0,0)', '--interrupt-only'] + extra
+             '-p', '0x1', '--config=' + config, '--interrupt-only'] + extra
     return argv
 
 
-INTR_XSTATS = ('rx_q0_intr_arms', 'rx_q0_intr_rescues', 'rx_q0_intr_notifications',
-               'rx_q0_intr_wakeups', 'rx_q0_intr_wakeup_packets', 'rx_q0_intr_spurious_wakeups',
-               'rx_q0_intr_unnotified_work', 'rx_q0_good_packets')
+# The per-queue xstats this test reads (rx_q<N>_<name>).
+INTR_XSTATS = ('intr_arms', 'intr_rescues', 'intr_notifications', 'intr_wakeups',
+               'intr_wakeup_packets', 'intr_spurious_wakeups', 'intr_unnotified_work',
+               'good_packets')
+
+
+def qx(xs, q, name):
+    """rx_q<q>_<name> from an xstats dict (None if absent)."""
+    return (xs or {}).get('rx_q%d_%s' % (q, name))
 
 
 def telemetry_xstats(prefix, port=0):
@@ -210,15 +226,8 @@ def telemetry_xstats(prefix, port=0):
 def xstats_delta(a, b):
     if a is None or b is None:
         return None
-    return {k: b.get(k, 0) - a.get(k, 0) for k in INTR_XSTATS if k in b}
-
-
-def check_unnotified(xs, f):
-    """The exact lost-wakeup test: l3fwd-power wakes from its 10 ms epoll timeout when a
-    notification is lost, and the driver's disarm then finds completions nobody announced."""
-    n = (xs or {}).get('rx_q0_intr_unnotified_work')
-    check(n == 0, 'no wait ended with completions the back end did not announce '
-          '(rx_q0_intr_unnotified_work %s): no wakeup lost' % n, f)
+    return {k: b.get(k, 0) - a.get(k, 0) for k in b
+            if re.match(r'rx_q\d+_(%s)$' % '|'.join(INTR_XSTATS), k)}
 
 
 def niced(argv, nice):
@@ -243,8 +252,8 @@ def run_case(case, fe, cfg=None):
         pr.wait_for(r'^READY ', 30.0, what='peer READY (vhost-user socket listening)')
 
         fp = h.unique('l3f')
-        argv = niced(l3fwd_argv(l3fwd, fe, sock, fp, plugin, cfg.get('devargs', '')),
-                     cfg['nice'])
+        argv = niced(l3fwd_argv(l3fwd, fe, sock, fp, plugin, cfg.get('devargs', ''),
+                                cfg.get('queues', 1)), cfg['nice'])
         res['l3fwd_cmd'] = ' '.join(argv)
         lf = h.DpdkProcess('l3fwd-power', argv, deadline=cfg['deadline'] - 10,
                            cleanup=[rm_runtime(fp)])
@@ -258,6 +267,7 @@ def run_case(case, fe, cfg=None):
         m = pr.wait_for(r'^WARMUP back after ([0-9.]+) ms', 45.0, what='warm-up packet back')
         res['warmup_ms'] = float(m.group(1))
         t_warm = time.monotonic()
+        res['fds_after_warmup'] = h.open_fds(lf.pid)
 
         if case == 'idle':
             pr.wait_for(r'^IDLE begin', 30.0, what='idle window begins')
@@ -280,14 +290,11 @@ def run_case(case, fe, cfg=None):
         m = pr.wait_for(r'RESULT: ', cfg['deadline'], what='peer RESULT line')
         snap_end = Snapshot(lf.pid)
         res['xstats'] = telemetry_xstats(fp)
+        res['fds_at_end'] = h.open_fds(lf.pid)
         peer_wait1 = sched_wait_s(pr.pid)
         if peer_wait0 is not None and peer_wait1 is not None:
             res['peer_runqueue_wait_ms'] = round(1e3 * (peer_wait1 - peer_wait0), 3)
         res['peer'] = parse_result(m.string)
-        if case == 'sparse':
-            # The figures after RESULT: how many over-bound packets had host steal.
-            lm = pr.wait_for(r'^LATENCY ', 5.0, what='peer LATENCY line')
-            res['peer_latency'] = h.parse_kv(lm.string)
         res['run_window_s'] = round(snap_end.t - snap_start.t, 3)
         res['l3fwd_cpu_s'] = round(snap_end.cpu - snap_start.cpu, 3)
         if snap_start.wait is not None and snap_end.wait is not None:
@@ -302,6 +309,13 @@ def run_case(case, fe, cfg=None):
         res['l3fwd_rc'] = lf.stop()
         res['l3fwd_deadline_hit'] = lf.deadline_hit
         res['l3fwd_tail'] = lf.tail(15)
+        # Every wakeup line, per queue, once l3fwd-power is gone (no line can still be on
+        # its way); nothing wakes it between the xstats read above and its stop: the
+        # traffic is over and its 10 ms epoll timeouts are not logged.
+        res['wakeup_lines'] = {}
+        for _, m in lf.find_all(WAKEUP_RE):
+            q = int(m.group(2))
+            res['wakeup_lines'][q] = res['wakeup_lines'].get(q, 0) + 1
         res['peer_rc'] = pr.stop()
         res['peer_deadline_hit'] = pr.deadline_hit
         res['peer_tail'] = pr.tail(12)
@@ -318,22 +332,53 @@ def run_case(case, fe, cfg=None):
 
 # ---- verdicts -------------------------------------------------------------------------------
 
-LATENCY_TAG = 'latency: '
-
-
-def check(cond, msg, failures, latency=False):
+def check(cond, msg, failures):
     print('  %s: %s' % ('ok' if cond else 'FAIL', msg), flush=True)
     if not cond:
-        failures.append((LATENCY_TAG if latency else '') + msg)
+        failures.append(msg)
 
 
-def latency_reason(p):
-    """True if the peer failed only on its latency bound."""
-    return bool(re.match(r'([0-9]+_over_[0-9]+us|check_latency_over_)', str(p.get('reason', ''))))
+def check_queues(res, f, traffic):
+    """Per rx queue, what every front end must show (exact counts) and, for net_vnapi, its
+    interrupt counters: no lost wakeup, l3fwd-power's wakeup lines accounted for, and with
+    traffic at least one notification and one wakeup."""
+    p = res.get('peer') or {}
+    xs = res.get('xstats')
+    lines = res.get('wakeup_lines', {})
+    nq = p.get('queues', 1)
+    back = sum(p.get('q%d_back' % q, 0) for q in range(nq))
+    check(xs is not None and xs.get('tx_good_packets') == back and
+          xs.get('tx_good_bytes') == FRAME_LEN * back,
+          'the port sent exactly what the peer got back: tx_good_packets %s, tx_good_bytes %s '
+          '(peer: %d frames of %d bytes)' % ((xs or {}).get('tx_good_packets'),
+                                              (xs or {}).get('tx_good_bytes'), back, FRAME_LEN), f)
+    for q in range(nq):
+        sent = p.get('q%d_sent' % q)
+        good, nbytes = qx(xs, q, 'good_packets'), qx(xs, q, 'good_bytes')
+        check(sent is not None and good == sent and nbytes == FRAME_LEN * sent,
+              'rx queue %d received exactly what net_vhost sent on its tx queue %d '
+              '(rx_q%d_good_packets %s, rx_q%d_good_bytes %s; sent %s)'
+              % (q, q, q, good, q, nbytes, sent), f)
+        if res['frontend'] != 'vnapi':
+            continue
+        un = qx(xs, q, 'intr_unnotified_work')
+        check(un == 0, 'rx_q%d_intr_unnotified_work %s == 0: no wait ended with completions '
+              'the back end did not announce (no wakeup lost)' % (q, un), f)
+        wk, rs = qx(xs, q, 'intr_wakeups'), qx(xs, q, 'intr_rescues')
+        nt = qx(xs, q, 'intr_notifications')
+        n = lines.get(q, 0)
+        check(wk is not None and rs is not None and n <= wk + rs,
+              'queue %d: l3fwd-power\'s %d wakeup lines <= rx_q%d_intr_wakeups %s + '
+              'rx_q%d_intr_rescues %s (%s wakeups whose notification came after epoll '
+              'returned)' % (q, n, q, wk, q, rs, None if wk is None else wk - n), f)
+        if traffic:
+            check((nt or 0) > 0 and (wk or 0) > 0 and n > 0,
+                  'queue %d slept and was woken: rx_q%d_intr_notifications %s > 0, '
+                  'rx_q%d_intr_wakeups %s > 0, %d wakeup lines > 0' % (q, q, nt, q, wk, n), f)
 
 
 def evaluate(res):
-    """Assertions per case and front end; returns the list of failed checks."""
+    """Assertions per case and front end (exact outcomes); returns the failed checks."""
     case, fe = res['case'], res['frontend']
     strict = fe == 'vnapi'
     p = res.get('peer') or {}
@@ -342,95 +387,56 @@ def evaluate(res):
     check(res['l3fwd_rc'] == 0 and not res['l3fwd_deadline_hit'],
           'l3fwd-power exited 0 on SIGINT (rc %s)' % res['l3fwd_rc'], f)
     check(res['l3fwd_rx_intr'], 'l3fwd-power enabled rx interrupts', f)
+    check(res['fds_at_end'] == res['fds_after_warmup'],
+          'l3fwd-power\'s open fds back to baseline: %s after the warm-up, %s at the end'
+          % (res['fds_after_warmup'], res['fds_at_end']), f)
     check(p.get('bad', 1) == 0 and p.get('dup', 1) == 0 and p.get('stray', 1) == 0,
           'every returned frame intact, routed by l3fwd-power, no duplicates/strays '
           '(bad %s dup %s stray %s)' % (p.get('bad'), p.get('dup'), p.get('stray')), f)
-    if case == 'count':
+    check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0,
+          'peer RESULT PASS, exit 0 (rc %s)' % res['peer_rc'], f)
+    xs = res.get('xstats')
+    if xs is not None:
+        print('  info: xstats at the end: ' + ', '.join(
+            '%s=%s' % (k, v) for k, v in sorted(xs.items())
+            if re.match(r'rx_q\d+_(%s)$' % '|'.join(INTR_XSTATS), k)))
+    if case in ('count', 'sparse', 'mq'):
         n = res['config']['packets']
         check(p.get('sent') == n and p.get('received') == n and p.get('lost') == 0,
               'exactly %d sent and %d back (sent %s, received %s, lost %s)'
               % (n, n, p.get('sent'), p.get('received'), p.get('lost')), f)
-        check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0,
-              'peer RESULT PASS, exit 0 (rc %s)' % res['peer_rc'], f)
-    elif case == 'idle':
-        check(p.get('check_back') == 1, 'check packet after %.0f s idle came back (%s us, %s us '
-              'net of run-queue wait)' % (res['config']['idle_s'], p.get('check_latency_us'),
-                                          p.get('check_net_latency_us')), f)
+    check_queues(res, f, traffic=case in ('sparse', 'mq'))
+    if case == 'idle':
+        check(p.get('check_back') == 1, 'check packet after %.0f s idle came back (%s us)'
+              % (res['config']['idle_s'], p.get('check_latency_us')), f)
         check(p.get('idle_rx') == 0, 'nothing received during the idle window', f)
         msg_cpu = 'idle CPU %.2f %% over %.1f s (threads: %s; machine busy %s)' % (
             res['idle_cpu_pct'], res['idle_window_s'], res['idle_threads_cpu_s'],
             res['idle_system_busy_pct'])
-        msg_wk = '%d rx-interrupt wakeups in the idle window' % res['idle_rx_wakeups']
-        xs = res.get('idle_xstats')
+        msg_wk = '%d rx-interrupt wakeup lines in the idle window' % res['idle_rx_wakeups']
+        ixs = res.get('idle_xstats')
         if strict:
             # The driver's own account of the idle window, read over telemetry.
-            check(xs is not None and xs.get('rx_q0_intr_notifications') == 0 and
-                  xs.get('rx_q0_intr_wakeups') == 0 and xs.get('rx_q0_good_packets') == 0,
-                  'vnapi xstats over the idle window: %s (no notification, no wakeup)' % xs, f)
+            quiet = ixs is not None and all(
+                v == 0 for k, v in ixs.items()
+                if re.search(r'_(intr_notifications|intr_wakeups|good_packets)$', k))
+            check(quiet, 'vnapi xstats over the idle window: %s (no notification, no wakeup, '
+                  'no packet)' % ixs, f)
             check(res['idle_cpu_pct'] < IDLE_CPU_MAX_PCT,
                   msg_cpu + ' < %.0f %%' % IDLE_CPU_MAX_PCT, f)
             check(res['idle_rx_wakeups'] == 0, msg_wk + ' == 0', f)
-            check_unnotified(res.get('xstats'), f)
-            check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0,
-                  'peer RESULT PASS (check latency <= %d us), exit 0 (rc %s)'
-                  % (SPARSE_MAX_LATENCY_US, res['peer_rc']), f, latency=latency_reason(p))
         else:
             print('  info: ' + msg_cpu)
             print('  info: ' + msg_wk)
-            check(res['peer_rc'] == 0, 'peer exit 0 (rc %s)' % res['peer_rc'], f)
-    elif case == 'sparse':
-        n = res['config']['packets']
-        check(p.get('sent') == n and p.get('received') == n and p.get('lost') == 0,
-              'all %d single packets came back (received %s, lost %s)'
-              % (n, p.get('received'), p.get('lost')), f)
-        msg = 'round trip p50 %s us, p99 %s us, max %s us (histogram %s); net of run-queue ' \
-              'wait and CPU stalls p50 %s us, p99 %s us, max %s us; run-queue wait l3fwd-power ' \
-              '%s ms, peer %s ms; l3fwd-power\'s CPU stalled %s ms during round trips; ' \
-              'machine busy %s' % (
+    elif case in ('sparse', 'mq'):
+        # Figures only: latency is measured by devtools/latency_bench.py, not judged here.
+        print('  info: round trip p50 %s us, p99 %s us, max %s us (histogram %s); '
+              'run-queue wait l3fwd-power %s ms, peer %s ms; machine busy %s' % (
                   p.get('p50_us'), p.get('p99_us'), p.get('max_us'), p.get('hist_us'),
-                  p.get('net_p50_us'), p.get('net_p99_us'), p.get('net_max_us'),
                   res.get('l3fwd_runqueue_wait_ms'), res.get('peer_runqueue_wait_ms'),
-                  p.get('fe_cpu_stall_ms'), res.get('system_busy_pct'))
-        print('  info: ' + msg)
-        xs = res.get('xstats')
-        if xs is not None:
-            print('  info: vnapi xstats at the end: ' +
-                  ', '.join('%s=%s' % (k, xs.get(k)) for k in INTR_XSTATS if k in xs))
-        if strict:
-            check_unnotified(xs, f)
-            # Every packet after the warm-up came in on a back-end wakeup, a rescue,
-            # or while l3fwd-power was still polling: the counters must add up.
-            check(xs is not None and xs.get('rx_q0_good_packets', 0) >= n and
-                  xs.get('rx_q0_intr_wakeups', 0) <= xs.get('rx_q0_intr_notifications', 0) and
-                  xs.get('rx_q0_intr_wakeups', 0) + xs.get('rx_q0_intr_rescues', 0) > 0,
-                  'vnapi xstats consistent: %d+ packets, wakeups <= notifications, '
-                  'wakeups + rescues > 0' % n, f)
-        for ln in res.get('slow', []):
+                  res.get('system_busy_pct')))
+        for ln in res.get('slow', [])[:10]:
             print('  info: ' + ln)
-        if strict:
-            check(p.get('runq_watched') == 1, 'peer watched l3fwd-power\'s run-queue wait', f)
-            check(p.get('fe_cpu_stall_ms', -1) >= 0, 'peer probed l3fwd-power\'s CPU for stalls', f)
-            stolen = (res.get('peer_latency') or {}).get('over_bound_with_steal', -1)
-            check(stolen >= 0 and p.get('over_bound_net', -1) - stolen == 0,
-                  '%s packets over %d us once run-queue wait and CPU stalls are taken out, '
-                  'outside round trips with host steal (net max %s us)'
-                  % (p.get('over_bound_net', -1) - stolen, SPARSE_MAX_LATENCY_US,
-                     p.get('net_max_us')), f, latency=stolen >= 0)
-            if stolen > 0:
-                print('  WARNING: %s packets over %d us net during host steal (/proc/stat '
-                      'steal ticks moved in their round trip): no bound applies there '
-                      '(a lost wakeup among them would show in rx_q0_intr_unnotified_work: %s)'
-                      % (stolen, SPARSE_MAX_LATENCY_US,
-                         (xs or {}).get('rx_q0_intr_unnotified_work')))
-            if p.get('over_bound', 0):
-                print('  WARNING: %s packets over %d us round trip, all explained by run-queue '
-                      'wait (other programs held the CPUs: machine busy %s)'
-                      % (p.get('over_bound'), SPARSE_MAX_LATENCY_US, res.get('system_busy_pct')))
-            check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0,
-                  'peer RESULT PASS, exit 0 (rc %s)' % res['peer_rc'], f,
-                  latency=latency_reason(p))
-        else:
-            check(res['peer_rc'] == 0, 'peer exit 0 (rc %s)' % res['peer_rc'], f)
     return f
 
 
@@ -439,11 +445,11 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('case', choices=sorted(CASE_DEFAULTS))
     ap.add_argument('frontend', choices=sorted(FRONTENDS))
-    ap.add_argument('--packets', type=int, help='count/sparse: number of packets')
+    ap.add_argument('--packets', type=int, help='count/sparse/mq: number of packets')
     ap.add_argument('--idle-s', type=float, help='idle: window length')
-    ap.add_argument('--seed', type=int, help='sparse: gap generator seed')
-    ap.add_argument('--gap-min-us', type=int, help='sparse: shortest gap (default 100)')
-    ap.add_argument('--gap-max-us', type=int, help='sparse: longest gap (default 5000)')
+    ap.add_argument('--seed', type=int, help='sparse/mq: gap generator seed')
+    ap.add_argument('--gap-min-us', type=int, help='sparse/mq: shortest gap')
+    ap.add_argument('--gap-max-us', type=int, help='sparse/mq: longest gap')
     ap.add_argument('--nice', type=int, default=int(os.environ.get('VNAPI_L3FWD_NICE', '0')),
                     help='run both processes at this nice value')
     ap.add_argument('--devargs', default='',
@@ -463,39 +469,31 @@ def main():
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
 
-    def attempt(run):
-        print('l3fwd-power %s on %s (run %d)' % (a.case, a.frontend, run), flush=True)
-        try:
-            res = run_case(a.case, a.frontend, cfg)
-        except h.HarnessError as e:
-            return (str(e), False)
-        print('  l3fwd-power: %s' % res['l3fwd_cmd'])
-        print('  peer: RESULT %s' % json.dumps(res['peer'], sort_keys=True))
-        failures = evaluate(res)
-        res['failures'] = failures
-        res['pass'] = not failures
-        res['run'] = run
-        line = json.dumps({k: v for k, v in res.items() if not k.endswith('_tail')},
-                          sort_keys=True)
-        print('L3FWD_JSON ' + line, flush=True)
-        if a.json:
-            with open(a.json, 'a') as f:
-                f.write(line + '\n')
-        if not failures:
-            return None
+    print('l3fwd-power %s on %s' % (a.case, a.frontend), flush=True)
+    try:
+        res = run_case(a.case, a.frontend, cfg)
+    except h.HarnessError as e:
+        print('FAIL: %s' % e, flush=True)
+        return 1
+    print('  l3fwd-power: %s' % res['l3fwd_cmd'])
+    print('  peer: RESULT %s' % json.dumps(res['peer'], sort_keys=True))
+    failures = evaluate(res)
+    res['failures'] = failures
+    res['pass'] = not failures
+    line = json.dumps({k: v for k, v in res.items() if not k.endswith('_tail')},
+                      sort_keys=True)
+    print('L3FWD_JSON ' + line, flush=True)
+    if a.json:
+        with open(a.json, 'a') as fj:
+            fj.write(line + '\n')
+    if failures:
         print('--- l3fwd-power (last lines) ---\n%s\n--- peer (last lines) ---\n%s'
               % (res['l3fwd_tail'], res['peer_tail']))
-        return ('%d check(s) failed' % len(failures),
-                all(x.startswith(LATENCY_TAG) for x in failures))
-
-    # A run that failed only latency bounds is run again (harness.latency_attempts); every
-    # other check, the lost-wakeup detector included, fails the first run it fails in.
-    reason = h.latency_attempts(attempt, what='run')
-    if reason is not None:
-        print('FAIL: %s' % reason, flush=True)
+        print('FAIL: %d check(s) failed' % len(failures), flush=True)
         return 1
     print('PASS', flush=True)
     return 0
+
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -38,20 +38,32 @@
  *   --sparse N   N single packets, each sent a random --gap-min-us ..
  *                --gap-max-us after the previous one came back; each must
  *                come back within --loss-timeout-ms (else lost) and, with
- *                --max-latency-us, within that bound. Reports p50/p99/max,
- *                both of the round trip and of the round trip minus the
- *                run-queue wait of the two processes (--bound-on net applies
- *                the bound to the latter: see "scheduler accounting").
+ *                --max-latency-us, within that bound (the round trip as
+ *                measured). Reports p50/p99/max, both of the round trip and
+ *                of the round trip minus the run-queue wait and CPU stalls
+ *                of the two processes (see "scheduler accounting").
  *                With --gap2-min-us/--gap2-max-us every second packet uses
  *                that range instead (pairs: a packet, then a second one soon
  *                after it came back). --dump FILE writes one line
  *                "seq latency_ns net_ns" per packet back. A LATENCY line
  *                follows RESULT with the tail (p99.9, counts over 1 and 5 ms,
- *                raw and net), the peer's own stalls and the packets over the
- *                net bound during host steal.
+ *                raw and net), the peer's own stalls and the round trips
+ *                during host steal.
  *   --idle S     send nothing for S seconds ("IDLE begin" / "IDLE end" lines
  *                frame the window), wait --settle-ms, then one check packet
  *                (counted as the one packet sent; same latency bound).
+ *
+ * --queues Q probes net_vhost with Q queue pairs. net_vhost's tx queue q
+ * fills the front end's rx queue q, so the peer steers: sparse packet i goes
+ * out on queue i % Q (warm-up, count and idle traffic on queue 0), and it
+ * receives on every queue. RESULT has, per queue, qN_sent (every frame
+ * net_vhost accepted on tx queue N, warm-up included: exactly what the front
+ * end's rx queue N must receive) and qN_back (frames back on rx queue N).
+ *
+ * A latency bound (--max-latency-us) applies to every packet: no round trip
+ * is excused. The run-queue wait, CPU stalls and host steal measured around
+ * each round trip are figures for the benchmark (devtools/latency_bench.py),
+ * never a reason to leave a packet out of the verdict.
  *
  * Usage: echo_peer [EAL options] -- --iface SOCK MODE [options]
  * The last line of a finished run is "RESULT: PASS|FAIL key=value...";
@@ -121,6 +133,7 @@
 #define PEER_PROBE_PERIOD_US 200   /* the front end's CPU probe: wakes this often ... */
 #define PEER_PROBE_LATE_US   100   /* ... and a wake-up later than this is a stall */
 #define PEER_PROBE_CAP       (1u << 18)
+#define PEER_MAX_QUEUES      8
 
 /* l3fwd-power's rewrite: destination 02:00:00:00:00:<port>. */
 static const struct rte_ether_addr peer_l3fwd_dst = {
@@ -198,7 +211,7 @@ struct peer_opts {
 	uint32_t gap2_max_us;
 	const char *dump;          /* sparse: "seq latency_ns net_ns" per packet, or NULL */
 	uint32_t max_latency_us;   /* 0: no bound */
-	int bound_net;             /* bound the latency net of run-queue wait (1) or raw (0) */
+	uint32_t queues;           /* queue pairs of net_vhost (1..PEER_MAX_QUEUES) */
 	uint32_t window;
 	uint32_t burst_size;
 	uint32_t gap_us;           /* count: receive-only time after each burst */
@@ -246,6 +259,8 @@ struct peer {
 	uint64_t idle_rx;    /* anything received during the idle window */
 	uint64_t tx_retries; /* tx bursts that accepted fewer than offered */
 	uint32_t *gap_us;    /* sparse: the quiet time before each packet */
+	uint64_t q_sent[PEER_MAX_QUEUES]; /* frames net_vhost accepted per tx queue */
+	uint64_t q_back[PEER_MAX_QUEUES]; /* frames received per rx queue */
 	/* Scheduler accounting: /proc/<pid>/schedstat (run-queue wait) of the
 	 * front end's main thread and of ourselves, -1 when unavailable. */
 	int fe_sched_fd;
@@ -430,18 +445,33 @@ static unsigned int
 peer_rx(struct peer *pr)
 {
 	struct rte_mbuf *pkts[PEER_BURST];
-	uint16_t n, i;
+	unsigned int total = 0;
+	uint16_t n, i, q;
 	uint64_t t;
 
-	n = rte_eth_rx_burst(pr->port, 0, pkts, PEER_BURST);
-	if (n == 0)
-		return 0;
-	t = peer_now_ns();
-	for (i = 0; i < n; i++) {
-		frame_check(pr, pkts[i], t);
-		rte_pktmbuf_free(pkts[i]);
+	for (q = 0; q < pr->o.queues; q++) {
+		n = rte_eth_rx_burst(pr->port, q, pkts, PEER_BURST);
+		if (n == 0)
+			continue;
+		t = peer_now_ns();
+		for (i = 0; i < n; i++) {
+			frame_check(pr, pkts[i], t);
+			rte_pktmbuf_free(pkts[i]);
+		}
+		pr->q_back[q] += n;
+		total += n;
 	}
-	return n;
+	return total;
+}
+
+/* rte_eth_tx_burst on queue @p q, counting what net_vhost accepted. */
+static uint16_t
+peer_tx(struct peer *pr, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(pr->port, q, pkts, n);
+
+	pr->q_sent[q] += sent;
+	return sent;
 }
 
 static bool
@@ -487,8 +517,8 @@ peer_drain_until(struct peer *pr, uint64_t until_ns, bool lazy)
  * larger of the two counts, once). For the front end's CPU a stall probe
  * (stall_probe_setup) gives the time that CPU was not there; with the front
  * end's run-queue wait the larger counts. A round trip during which the machine's
- * steal time (/proc/stat) grew is marked: with --bound-on net it is reported
- * apart, not held to the bound.
+ * steal time (/proc/stat) grew is marked and counted. These are figures: the
+ * latency bound (--max-latency-us) applies to the round trip as measured.
  */
 static uint64_t
 sched_wait_fe(const struct peer *pr)
@@ -506,7 +536,7 @@ sched_wait_self(const struct peer *pr)
 static bool
 cmdline_has(const char *pid, const char *needle)
 {
-	char path[64], buf[8192];
+	char path[sizeof("/proc//cmdline") + 256], buf[8192]; /* a d_name is < 256 */
 	size_t len = strlen(needle);
 	ssize_t n, i;
 	int fd;
@@ -615,6 +645,9 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 {
 	struct peer_phase_state *ps = &pr->ph[phase];
 	uint32_t seq = ps->sent;
+	/* Steer sparse packets over the queues; everything else on queue 0. */
+	uint16_t q = phase == PEER_PHASE_TRAFFIC && pr->o.mode == PEER_MODE_SPARSE ?
+		     (uint16_t)(seq % pr->o.queues) : 0;
 	struct rte_mbuf *m;
 	uint64_t t_end, t, last, stall = 0, fe_w0, self_w0, steal0;
 
@@ -632,7 +665,7 @@ peer_one(struct peer *pr, enum peer_phase phase, uint32_t timeout_ms, bool *back
 		return PEER_EXIT_SETUP;
 	}
 	ps->sent++;
-	while (rte_eth_tx_burst(pr->port, 0, &m, 1) != 1) {
+	while (peer_tx(pr, q, &m, 1) != 1) {
 		pr->tx_retries++;
 		peer_rx(pr);
 		if (peer_quit || past_deadline(pr)) {
@@ -675,7 +708,7 @@ static int
 peer_port_setup(struct peer *pr)
 {
 	struct peer_port_conf c = {
-		.nb_queues = 1,
+		.nb_queues = (uint16_t)pr->o.queues,
 		.nb_desc = PEER_RING_SIZE,
 		.quiet = true,
 	};
@@ -688,7 +721,8 @@ peer_port_setup(struct peer *pr)
 		return -1;
 	}
 	c.rx_pool = pr->pool;
-	if (peer_vhost_probe(PEER_DEV_NAME, pr->o.iface, 1, &pr->port) != 0)
+	if (peer_vhost_probe(PEER_DEV_NAME, pr->o.iface, (uint16_t)pr->o.queues,
+			     &pr->port) != 0)
 		return -1;
 	/* net_vhost creates (and listens on) its socket at configure. */
 	ret = peer_port_start(pr->port, PEER_DEV_NAME, &c);
@@ -805,7 +839,7 @@ peer_count(struct peer *pr)
 			ps->sent++;
 		}
 		if (npend > 0) {
-			sent = rte_eth_tx_burst(pr->port, 0, pend, npend);
+			sent = peer_tx(pr, 0, pend, npend);
 			if (sent < npend) {
 				pr->tx_retries++;
 				for (i = sent; i < npend; i++)
@@ -951,6 +985,8 @@ peer_report(struct peer *pr, int run_ret)
 	char extra[1024] = "";
 	char reason[256] = "";
 	char tail[512] = "";
+	char qs[PEER_MAX_QUEUES * 64] = "";
+	size_t qoff;
 	uint64_t lost = (uint64_t)tr->sent - tr->rcvd;
 	uint64_t over = 0;
 	bool fail = false;
@@ -962,7 +998,7 @@ peer_report(struct peer *pr, int run_ret)
 		uint64_t *raw = malloc(sizeof(*raw) * (tr->rcvd + 1));
 		uint64_t *net = malloc(sizeof(*net) * (tr->rcvd + 1));
 		uint64_t bound = (uint64_t)pr->o.max_latency_us * 1000;
-		uint64_t over_raw = 0, over_net = 0, over_net_steal = 0, sched_total = 0;
+		uint64_t over_raw = 0, over_net = 0, stolen = 0, sched_total = 0;
 		uint64_t probe_total = 0, self_probe_total = 0;
 		FILE *dump = NULL;
 		size_t off;
@@ -1002,10 +1038,9 @@ peer_report(struct peer *pr, int run_ret)
 			hist[b]++;
 			if (bound && l > bound)
 				over_raw++;
-			if (bound && l - w > bound) {
+			if (bound && l - w > bound)
 				over_net++;
-				over_net_steal += tr->stolen[i];
-			}
+			stolen += tr->stolen[i];
 		}
 		if (dump != NULL)
 			fclose(dump);
@@ -1029,22 +1064,18 @@ peer_report(struct peer *pr, int run_ret)
 		}
 		peer_sort_u64(raw, n);
 		peer_sort_u64(net, n);
-		/* Net of the stalls it can see, the bound still cannot apply to a
-		 * round trip during which the hypervisor took the CPUs: those are
-		 * reported (LATENCY over_bound_with_steal), not failed. */
-		over = pr->o.bound_net ? over_net - over_net_steal : over_raw;
+		over = over_raw;
 		off = snprintf(extra, sizeof(extra),
 			       " p50_us=%.1f p99_us=%.1f max_us=%.1f min_us=%.1f"
 			       " net_p50_us=%.1f net_p99_us=%.1f net_max_us=%.1f"
 			       " runq_wait_total_ms=%.3f runq_watched=%d"
-			       " bound_us=%" PRIu32 " bound_on=%s over_bound=%" PRIu64
+			       " bound_us=%" PRIu32 " over_bound=%" PRIu64
 			       " over_bound_net=%" PRIu64 " fe_cpu_stall_ms=%.3f hist_us=",
 			       peer_percentile_u64(raw, n, 50) / 1e3, peer_percentile_u64(raw, n, 99) / 1e3,
 			       n ? raw[n - 1] / 1e3 : 0.0, n ? raw[0] / 1e3 : 0.0,
 			       peer_percentile_u64(net, n, 50) / 1e3, peer_percentile_u64(net, n, 99) / 1e3,
 			       n ? net[n - 1] / 1e3 : 0.0, sched_total / 1e6,
-			       pr->fe_sched_fd >= 0, pr->o.max_latency_us,
-			       pr->o.bound_net ? "net" : "raw", over_raw, over_net,
+			       pr->fe_sched_fd >= 0, pr->o.max_latency_us, over_raw, over_net,
 			       pr->probe.stalls != NULL ? probe_total / 1e6 : -1.0);
 		for (b = 0; b <= RTE_DIM(edges_us) && off < sizeof(extra); b++) {
 			if (b < RTE_DIM(edges_us))
@@ -1057,21 +1088,21 @@ peer_report(struct peer *pr, int run_ret)
 		snprintf(tail, sizeof(tail),
 			 "LATENCY p999_us=%.1f over_1ms=%" PRIu64 " over_5ms=%" PRIu64
 			 " net_p999_us=%.1f net_over_1ms=%" PRIu64 " net_over_5ms=%" PRIu64
-			 " peer_stall_ms=%.3f over_bound_with_steal=%" PRIu64
+			 " peer_stall_ms=%.3f stolen_round_trips=%" PRIu64
 			 " fe_cpu_probe=%s fe_cpu_stall_ms=%.3f fe_cpu_stall_in_flight_ms=%.3f"
 			 " fe_cpu_probe_wakeups=%" PRIu64 " peer_cpu_stall_in_flight_ms=%.3f\n",
 			 peer_percentile_u64(raw, n, 99.9) / 1e3, count_over(raw, n, 1000000),
 			 count_over(raw, n, 5000000), peer_percentile_u64(net, n, 99.9) / 1e3,
 			 count_over(net, n, 1000000), count_over(net, n, 5000000),
-			 pr->stall_ns / 1e6, pr->o.bound_net ? over_net_steal : 0,
+			 pr->stall_ns / 1e6, stolen,
 			 pr->probe.stalls != NULL ? "yes" : "no", peer_stall_total_ns(&pr->probe) / 1e6,
 			 probe_total / 1e6, pr->probe.wakeups, self_probe_total / 1e6);
 		free(raw);
 		free(net);
 		if (over > 0) {
 			fail = true;
-			snprintf(reason, sizeof(reason), " reason=%" PRIu64 "_over_%" PRIu32 "us_%s",
-				 over, pr->o.max_latency_us, pr->o.bound_net ? "net" : "raw");
+			snprintf(reason, sizeof(reason), " reason=%" PRIu64 "_over_%" PRIu32 "us",
+				 over, pr->o.max_latency_us);
 		}
 	} else if (pr->o.mode == PEER_MODE_IDLE) {
 		double lat_us = ck->rcvd ? ck->lat_ns[0] / 1e3 : -1.0;
@@ -1083,8 +1114,6 @@ peer_report(struct peer *pr, int run_ret)
 		peer_stall_stop(&pr->self_probe);
 		lat_net = lat - (ck->rcvd ? round_trip_wait(pr, ck, 0, &fe_stall, &self_stall) : 0);
 
-		/* As for sparse packets: net of the stalls it can see, the bound
-		 * cannot apply while the hypervisor took the CPUs (reported). */
 		stolen = ck->rcvd && ck->stolen != NULL && ck->stolen[0];
 		snprintf(extra, sizeof(extra), " idle_s=%.3f idle_rx=%" PRIu64
 			 " check_back=%" PRIu32 " check_latency_us=%.1f check_net_latency_us=%.1f"
@@ -1093,8 +1122,7 @@ peer_report(struct peer *pr, int run_ret)
 		if (ck->rcvd != 1) {
 			fail = true;
 			snprintf(reason, sizeof(reason), " reason=check_packet_lost");
-		} else if (pr->o.max_latency_us && !(pr->o.bound_net && stolen) &&
-			   (pr->o.bound_net ? lat_net : lat) > (uint64_t)pr->o.max_latency_us * 1000) {
+		} else if (pr->o.max_latency_us && lat > (uint64_t)pr->o.max_latency_us * 1000) {
 			fail = true;
 			snprintf(reason, sizeof(reason), " reason=check_latency_over_%" PRIu32 "us",
 				 pr->o.max_latency_us);
@@ -1116,15 +1144,18 @@ peer_report(struct peer *pr, int run_ret)
 			 run_ret == PEER_EXIT_INTERRUPTED ? "interrupted" :
 			 run_ret == PEER_EXIT_LINK ? "link_timeout" :
 			 run_ret == PEER_EXIT_FAIL ? "warmup_lost" : "setup");
+	for (i = 0, qoff = 0; i < pr->o.queues && qoff < sizeof(qs); i++)
+		qoff += snprintf(qs + qoff, sizeof(qs) - qoff, " q%" PRIu32 "_sent=%" PRIu64
+				" q%" PRIu32 "_back=%" PRIu64, i, pr->q_sent[i], i, pr->q_back[i]);
 	if (pr->first_bad[0] != '\0')
 		printf("# first bad frame: %s\n", pr->first_bad);
 	printf("RESULT: %s mode=%s sent=%" PRIu32 " received=%" PRIu32 " lost=%" PRIu64
 	       " dup=%" PRIu64 " bad=%" PRIu64 " stray=%" PRIu64 " tx_retries=%" PRIu64
-	       " warmup=%" PRIu32 "/%" PRIu32 "%s%s\n",
+	       " warmup=%" PRIu32 "/%" PRIu32 " queues=%" PRIu32 "%s%s%s\n",
 	       (fail || run_ret != PEER_EXIT_PASS) ? "FAIL" : "PASS",
 	       peer_mode_names[pr->o.mode], tr->sent, tr->rcvd, lost, pr->dup, pr->bad,
 	       pr->stray, pr->tx_retries, pr->ph[PEER_PHASE_WARMUP].rcvd,
-	       pr->ph[PEER_PHASE_WARMUP].sent, extra, reason);
+	       pr->ph[PEER_PHASE_WARMUP].sent, pr->o.queues, qs, extra, reason);
 	fputs(tail, stdout);
 	fflush(stdout);
 	if (run_ret != PEER_EXIT_PASS)
@@ -1184,8 +1215,6 @@ opt_linger(const char *arg, void *dst)
 	return peer_parse_double(arg, 0.0, 36000.0, &o->linger_s);
 }
 
-static const char *const echo_bound_names[] = { "raw", "net", NULL };
-
 static const struct peer_opt echo_opt_table[] = {
 	{ .name = "iface", .type = PEER_OPT_STR, .dst = &echo_opts.iface, .arg = "SOCK",
 	  .help = "net_vhost's vhost-user socket (required)" },
@@ -1219,9 +1248,9 @@ static const struct peer_opt echo_opt_table[] = {
 	{ .name = "max-latency-us", .type = PEER_OPT_U32, .dst = &echo_opts.max_latency_us,
 	  .max = UINT32_MAX, .arg = "N",
 	  .help = "sparse/idle: fail any packet slower than N us (0: off)" },
-	{ .name = "bound-on", .type = PEER_OPT_CHOICE, .dst = &echo_opts.bound_net,
-	  .choices = echo_bound_names, .arg = "raw|net",
-	  .help = "the bound applies to the round trip, or to it net of run-queue wait" },
+	{ .name = "queues", .type = PEER_OPT_U32, .dst = &echo_opts.queues, .def = 1,
+	  .min = 1, .max = PEER_MAX_QUEUES, .arg = "Q",
+	  .help = "net_vhost queue pairs; sparse packets round-robin over them (default 1)" },
 	{ .name = "loss-timeout-ms", .type = PEER_OPT_U32, .dst = &echo_opts.loss_timeout_ms,
 	  .def = 200, .min = 1, .max = 600000, .arg = "N",
 	  .help = "a packet not back after N ms is lost (default 200)" },

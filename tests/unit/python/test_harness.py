@@ -7,6 +7,7 @@ test body's outcome into PASS/FAIL and the script's exit code."""
 
 import contextlib
 import io
+import os
 import subprocess
 import unittest
 
@@ -110,35 +111,17 @@ class TestRunChecks(unittest.TestCase):
         self.assertEqual(self.run_quiet(lambda: False), (0, 'PASS\n'))
 
 
+class TestOpenFds(unittest.TestCase):
+    def test_counts_a_new_fd(self):
+        n = h.open_fds(os.getpid())
+        r, w = os.pipe()
+        try:
+            self.assertEqual(h.open_fds(os.getpid()), n + 2)
+        finally:
+            os.close(r)
+            os.close(w)
+        self.assertEqual(h.open_fds(os.getpid()), n)
 
-class TestLatencyAttempts(unittest.TestCase):
-    def attempts(self, outcomes, runs=3):
-        calls = []
-
-        def attempt(n):
-            calls.append(n)
-            return outcomes[n - 1]
-        with contextlib.redirect_stdout(io.StringIO()):
-            res = h.latency_attempts(attempt, runs)
-        return res, calls
-
-    def test_first_pass(self):
-        self.assertEqual(self.attempts([None]), (None, [1]))
-
-    def test_latency_then_pass(self):
-        self.assertEqual(self.attempts([('slow', True), None]), (None, [1, 2]))
-
-    def test_latency_every_run_fails(self):
-        self.assertEqual(self.attempts([('a', True), ('b', True), ('c', True)]), ('c', [1, 2, 3]))
-
-    def test_other_failure_stops_at_once(self):
-        self.assertEqual(self.attempts([('lost', False), None]), ('lost', [1]))
-
-    def test_other_failure_after_latency(self):
-        self.assertEqual(self.attempts([('slow', True), ('lost', False)]), ('lost', [1, 2]))
-
-    def test_one_run(self):
-        self.assertEqual(self.attempts([('slow', True), None], runs=1), ('slow', [1]))
 
 if __name__ == '__main__':
     unittest.main()

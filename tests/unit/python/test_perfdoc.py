@@ -22,6 +22,7 @@ SECTIONS = {
     'bench-matrix': 'devtools/bench.py',
     'race': 'devtools/race_report.sh',
     'l3fwd': 'devtools/l3fwd_report.py',
+    'latency-bench': 'devtools/latency_bench.py',
     'napi-experiments': 'devtools/napi_experiments.py',
     'napi-latency': 'devtools/napi_experiments.py',
 }
