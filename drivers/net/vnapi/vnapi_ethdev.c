@@ -687,6 +687,42 @@ vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_t priv_size, int so
 	return proc;
 }
 
+/*
+ * A secondary process attaches to the port the primary made (same name,
+ * shared dev->data and queues); it has its own process_private, without the
+ * primary's socket, eventfds or device mapping: nothing in a secondary calls
+ * the transport (its ops refuse what would).
+ */
+int
+vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
+			       const struct vnapi_transport_ops *ops)
+{
+	struct rte_eth_dev *dev;
+	struct vnapi_proc *proc;
+
+	dev = rte_eth_dev_attach_secondary(name);
+	if (dev == NULL) {
+		VNAPI_INIT_LOG(ERR, "%s: the primary process has no such port: a secondary process attaches to the primary's ports, it cannot create one",
+			       name);
+		return -ENODEV;
+	}
+	proc = vnapi_proc_alloc(ops, 0, rte_socket_id());
+	if (proc == NULL) {
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	dev->process_private = proc;
+	dev->device = device;
+	/* The rx interrupt handle is the primary's (its eventfds). */
+	dev->intr_handle = NULL;
+	vnapi_eth_dev_set_ops(dev, false);
+	vnapi_rxtx_select(dev);
+	rte_eth_dev_probing_finish(dev);
+	VNAPI_INIT_LOG(INFO, "%s: port %u attached in a secondary process (%s)", name,
+		       dev->data->port_id, ops->name);
+	return 0;
+}
+
 int
 vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket)
 {

@@ -53,6 +53,16 @@ struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_
  */
 int vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket);
 
+/**
+ * A secondary process's probe (vdev or PCI): attach to the primary's port
+ * @p name for @p device, with this process's own state for transport
+ * @p ops, the secondary's ops (reads; refusals of the rest) and no
+ * datapath. Returns 0, -ENODEV (the primary has no such port, logged) or
+ * -ENOMEM.
+ */
+int vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
+				   const struct vnapi_transport_ops *ops);
+
 /** A bus's remove: close and release the port @p name (0 if already gone). */
 int vnapi_eth_dev_remove(const char *name);
 

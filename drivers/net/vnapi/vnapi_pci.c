@@ -14,6 +14,9 @@
  * (vhost-user only); reconnect_ms is ignored (the device never goes away).
  * Load the plugin with -d: EAL loads -d plugins before its plugin directory, so
  * vnapi's PCI driver is asked before net_virtio is.
+ *
+ * A secondary process (dpdk-proc-info) passes the same allow-list entry
+ * (vnapi=1) and attaches to the primary's port as on the vdev.
  */
 
 #include <errno.h>
@@ -83,10 +86,10 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	if (!vnapi_pci_args(pd->device.devargs ? pd->device.devargs->args : NULL, rest,
 			    sizeof(rest)))
 		return 1; /* not asked for: leave the device to another driver */
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		VNAPI_INIT_LOG(ERR, "%s: secondary processes are not supported yet", name);
-		return -ENOTSUP;
-	}
+	/* A secondary (dpdk-proc-info) attaches to the primary's port; the bus
+	 * mapped the BARs for it too, but it never touches the device. */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_transport_pci);
 	ret = vnapi_devargs_parse_opt(name, rest, &params, false);
 	if (ret != 0)
 		return ret;

@@ -24,41 +24,7 @@
 #include "vnapi_ethdev.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
-#include "vnapi_rxtx.h"
 #include "vnapi_transport.h"
-
-/*
- * A secondary process attaches to the port the primary made (same name,
- * shared dev->data and queues); it has its own process_private, without the
- * primary's socket and eventfds.
- */
-static int
-vnapi_probe_secondary(struct rte_vdev_device *vdev)
-{
-	const char *name = rte_vdev_device_name(vdev);
-	struct rte_eth_dev *dev;
-	struct vnapi_proc *proc;
-
-	dev = rte_eth_dev_attach_secondary(name);
-	if (dev == NULL) {
-		VNAPI_INIT_LOG(ERR, "%s: the primary process has no such port: a secondary process attaches to the primary's ports, it cannot create one",
-			       name);
-		return -ENODEV;
-	}
-	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, 0, rte_socket_id());
-	if (proc == NULL) {
-		rte_eth_dev_release_port(dev);
-		return -ENOMEM;
-	}
-	dev->process_private = proc;
-	dev->device = &vdev->device;
-	vnapi_eth_dev_set_ops(dev, false);
-	vnapi_rxtx_select(dev);
-	rte_eth_dev_probing_finish(dev);
-	VNAPI_INIT_LOG(INFO, "%s: port %u attached in a secondary process", name,
-		       dev->data->port_id);
-	return 0;
-}
 
 static int
 vnapi_probe(struct rte_vdev_device *vdev)
@@ -71,7 +37,8 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return vnapi_probe_secondary(vdev);
+		return vnapi_eth_dev_attach_secondary(&vdev->device, name,
+						      &vnapi_transport_vhost_user);
 	ret = vnapi_devargs_parse(name, rte_vdev_device_args(vdev), &params);
 	if (ret != 0)
 		return ret;
