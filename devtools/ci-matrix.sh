@@ -2,19 +2,31 @@
 # Copyright(c) 2026 The vnapi authors
 #
 # Which tests CI runs on which DPDK series (sourced by .ci/run; the README's
-# "DPDK versions" table says the same). Rule: every test that touches an API
-# or a behaviour that differs between series runs on every series, which is
-# every unit and integration test (ethdev ops, stats, ptypes, rx interrupts,
-# secondary processes, pmdinfo, telemetry, net_vhost's behaviour, the
-# l3fwd-power example, OVS-DPDK as the back end); the QEMU guest boots (two
-# CPUs for ~4 minutes) run on the oldest and the newest series.
+# "DPDK versions" table says the same). The rule: every test that touches an
+# API or a behaviour that differs between series runs on every series: the
+# unit suite, and every integration test of the driver's ethdev ops, stats,
+# packet types, rx interrupts (every queue), secondary processes, pmdinfo,
+# telemetry, net_vhost's behaviour (reconnect, server mode, offloads), the
+# l3fwd-power example, testpmd and lib/napi. Run once, on the system's 22.11:
+#   suite 'variant': ring-layout variants of a test that runs everywhere in
+#     its base form (in_order=0, indirect=0, mergeable off; lib/virtq's code,
+#     the same on every series), and the net_virtio_user reference rows whose
+#     vnapi row runs everywhere;
+#   suite 'ovs': OVS-DPDK as the back end: Debian's openvswitch-switch-dpdk
+#     is built on 22.11, the only series that has an OVS here;
+#   the ASan+UBSan unit build (the unit tests run on every series unsanitized).
+# The QEMU guest boots (both CPUs, about a minute each) run on the oldest and
+# the newest series: all of them on 22.11, on 25.11 those of suite
+# 'guest_core' (split ring with l3fwd-power, hybrid and a secondary process;
+# two queue pairs with MSI-X interrupts on queue 1).
 
 vnapi_ci_series=(22.11 23.11 24.11 25.11)
 
-# meson test arguments for series $1 (printed, one a line).
-vnapi_ci_meson_args() {
+# devtools/test.sh arguments for series $1 (printed, one a line).
+vnapi_ci_test_args() {
     case "$1" in
-    22.11|25.11) ;;
-    *) echo --no-suite; echo guest ;;
+    22.11) ;;
+    25.11) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite guest_extra ;;
+    *) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite guest ;;
     esac
 }
