@@ -31,11 +31,12 @@
  * Afterwards the ethdev counters of both ports must agree with what was
  * sent (queue Q only), the front end's interrupt xstats of queue Q must agree
  * with what the rounds did and those of every other queue must not have
- * moved (net_vnapi must have every one of them: a missing name fails); --restarts N stops and starts the front end N times and races
- * 20 rounds after each; then the front end is closed and removed and every
- * mempool must be back to its value before the probe. The line
- * "RACE: frontend=... rounds=N lost=N ..." is what devtools/race_report.sh
- * reads.
+ * moved (net_vnapi must have every one of them: a missing name fails);
+ * --restarts N stops and starts the front end N times and races 20 rounds
+ * after each; then the front end is closed and removed and every mempool
+ * must be back to its value before the probe. The line
+ * "RACE: frontend=... queue=Q rounds=N lost=N ..." is what
+ * devtools/race_report.sh reads.
  */
 
 #include <errno.h>
