@@ -151,6 +151,10 @@ main(int argc, char **argv)
 	      (long)st.ipackets);
 	ret = rte_eth_xstats_get_names(port, NULL, 0);
 	check(ret > 0, "xstats names", ret);
+	/* Before the refused ops below: a refused rte_eth_dev_stop() has already
+	 * pointed this process's fast-path ops at ethdev's "not ready" dummies,
+	 * and the bursts would no longer reach the driver. */
+	check_tx_refused(port);
 
 	ret = rte_eth_dev_stop(port);
 	check(ret == -E_RTE_SECONDARY, "stop refused with -E_RTE_SECONDARY", ret);
@@ -165,7 +169,6 @@ main(int argc, char **argv)
 	check(ret == -E_RTE_SECONDARY, "rx interrupt enable refused", ret);
 	ret = rte_eth_dev_set_ptypes(port, RTE_PTYPE_UNKNOWN, NULL, 0);
 	check(ret == -E_RTE_SECONDARY, "packet type set refused", ret);
-	check_tx_refused(port);
 
 	ret = rte_eth_stats_get(port, &st);
 	check(ret == 0, "stats still readable", ret);
