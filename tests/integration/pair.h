@@ -30,6 +30,7 @@
 #define PAIR_MAX_EAL_EXTRA  16
 #define PAIR_MAGIC          0x56504149u /* "VPAI" */
 #define PAIR_EXPECT_ANY     (-1L)       /* race: --expect-lost any */
+#define PAIR_EXPECT_ALL     (-2L)       /* race: --expect-lost all */
 
 /* Offsets inside a test frame. */
 #define PAIR_PL_OFF         PEER_UDP_PL_OFF
@@ -74,7 +75,8 @@ struct pair_opts {
 	bool offloads_refused; /* offload: the front end has every offload devarg 0 */
 	/* race */
 	uint32_t rounds;
-	long expect_lost;        /* PAIR_EXPECT_ANY: report only */
+	long expect_lost;        /* PAIR_EXPECT_ANY: report only; PAIR_EXPECT_ALL: every round */
+	uint32_t race_queue;     /* the rx queue raced (< queues) */
 	uint32_t timeout_ms;     /* rte_epoll_wait per round */
 	uint32_t restarts;
 };

@@ -219,7 +219,11 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
     of 32, fewer than a ring) sent by the back end must all come back, with nobody touching the
     forwarder: the lcore woke on the same registration (l3fwd-power: it logged rx-interrupt
     wakeups since the restart; its 10 ms epoll timeouts alone would also drain the queue, and are
-    not logged). During each outage the forwarder must stay idle (CPU, no busy loop)."""
+    not logged). During each outage the forwarder must stay idle (CPU, no busy loop).
+    With a vnapi front end, its xstats (telemetry) must show after the start and after every
+    cycle: rx_q0_intr_unnotified_work == 0 (the driver's lost-wakeup counter: no armed wait ended
+    with work the back end never announced, across the outages and reconnections included), and
+    rx_q0_intr_wakeups grown since the previous check (the echo woke the sleeping lcore)."""
     env = 'VNAPI_FWD' if forwarder == 'vnapi-fwd' else 'VNAPI_L3FWD_POWER'
     fwd_bin = os.environ.get(env)
     if not fwd_bin:
@@ -245,6 +249,31 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
                                   cleanup=[h._rm_runtime(prefix)]).start())
         fwd.wait_for(ready, 30.0, what='%s forwarding' % forwarder)
         h.poll_until(backend.link_up, 30.0, what='backend link up')
+        is_vnapi = fe_spec.name == 'vnapi'
+        wakeups = [0]
+
+        def judge_intr(label):
+            """The front end's interrupt xstats after an echo (vnapi only)."""
+            if not is_vnapi:
+                return
+            try:
+                xs = h.telemetry(prefix, '/ethdev/xstats,0').get('/ethdev/xstats')
+            except (OSError, ValueError) as e:
+                raise Failure('%s: telemetry of %s: %s' % (label, forwarder, e))
+            names = ('rx_q0_intr_unnotified_work', 'rx_q0_intr_wakeups',
+                     'rx_q0_intr_notifications', 'rx_q0_intr_rescues', 'reconnects')
+            missing = [n for n in names if not isinstance(xs, dict) or n not in xs]
+            if missing:
+                raise Failure('%s: xstat(s) %s missing from the front end' % (label, missing))
+            print('  %s: xstats %s' % (label, ' '.join('%s=%d' % (n, xs[n]) for n in names)),
+                  flush=True)
+            check(xs['rx_q0_intr_unnotified_work'] == 0,
+                  '%s: rx_q0_intr_unnotified_work %d == 0 (no lost wakeup)'
+                  % (label, xs['rx_q0_intr_unnotified_work']))
+            check(xs['rx_q0_intr_wakeups'] > wakeups[0],
+                  '%s: rx_q0_intr_wakeups %d > %d (the echo woke the lcore)'
+                  % (label, xs['rx_q0_intr_wakeups'], wakeups[0]))
+            wakeups[0] = xs['rx_q0_intr_wakeups']
 
         def echo(label):
             mark = fwd.mark()
@@ -265,6 +294,7 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
                       % (label, n))
 
         echo('start')
+        judge_intr('start')
         fds0 = fd_count(fwd.pid)
         for c in range(1, cycles + 1):
             print('cycle %d/%d' % (c, cycles), flush=True)
@@ -286,6 +316,7 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
             print('  recovery: back end link up %.3f s after it was ready (%.3f s after start)'
                   % (recoveries[-1], time.monotonic() - t_new), flush=True)
             echo('cycle %d' % c)
+            judge_intr('cycle %d' % c)
             n = fd_count(fwd.pid)
             check(n == fds0, '%s has %d fds (start: %d)' % (forwarder, n, fds0))
         check(fwd.alive(), '%s still running' % forwarder)

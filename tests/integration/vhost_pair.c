@@ -26,8 +26,8 @@
  *                   [--queues N] [--packets N] [--cycles N] [--timeout S]
  *                   [--bad DEVARGS]... [--log-level L] [--eal ARG]...
  *                   [--expect-indirect N]
- *                   [--rounds N] [--expect-lost N|any] [--timeout-ms MS]
- *                   [--restarts N]   (race)
+ *                   [--rounds N] [--expect-lost N|any|all] [--timeout-ms MS]
+ *                   [--restarts N] [--race-queue Q]   (race)
  * DEVARGS may hold {sock} (the back end's socket path) and {queues}.
  * Exit status 0 only when the last line is "RESULT: PASS".
  */
@@ -1252,6 +1252,10 @@ opt_expect_lost(const char *arg, void *dst)
 		*out = PAIR_EXPECT_ANY;
 		return 0;
 	}
+	if (strcmp(arg, "all") == 0) {
+		*out = PAIR_EXPECT_ALL;
+		return 0;
+	}
 	if (peer_parse_u64(arg, 0, LONG_MAX, &v) != 0)
 		return -1;
 	*out = (long)v;
@@ -1299,8 +1303,11 @@ static const struct peer_opt pair_opt_table[] = {
 	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,
 	  .max = 10000000, .arg = "N", .help = "race: rounds (default 200)" },
 	{ .name = "expect-lost", .type = PEER_OPT_FN, .dst = &pair_opts.expect_lost,
-	  .fn = opt_expect_lost, .arg = "N|any",
-	  .help = "race: fail when more wakeups are lost (default 0; any: report)" },
+	  .fn = opt_expect_lost, .arg = "N|any|all",
+	  .help = "race: fail when more wakeups are lost (default 0; any: report; all: every round must lose)" },
+	{ .name = "race-queue", .type = PEER_OPT_U32, .dst = &pair_opts.race_queue,
+	  .max = PAIR_MAX_QUEUES - 1, .arg = "Q",
+	  .help = "race: the rx queue raced, < --queues (default 0)" },
 	{ .name = "timeout-ms", .type = PEER_OPT_U32, .dst = &pair_opts.timeout_ms, .max = 60000,
 	  .arg = "MS", .help = "race: epoll timeout per round (default 50)" },
 	{ .name = "restarts", .type = PEER_OPT_U32, .dst = &pair_opts.restarts, .max = 1000,
