@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_epoll.h>
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
@@ -91,6 +92,8 @@ enum race_xstat {
 	XS_WAKEUP_PACKETS,
 	XS_SPURIOUS,
 	XS_UNNOTIFIED,
+	XS_LATE,
+	XS_RACED,
 	XS_PPN,
 	XS_MAX,
 };
@@ -106,6 +109,8 @@ static const struct {
 	[XS_WAKEUP_PACKETS] = { "intr_wakeup_packets", "wakeup_packets" },
 	[XS_SPURIOUS] = { "intr_spurious_wakeups", "spurious" },
 	[XS_UNNOTIFIED] = { "intr_unnotified_work", "unnotified" },
+	[XS_LATE] = { "intr_late_notifications", "late" },
+	[XS_RACED] = { "intr_raced_disarms", "raced" },
 	[XS_PPN] = { "intr_packets_per_notification", "packets_per_notification" },
 };
 
@@ -609,6 +614,10 @@ race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
 		peer_tap(d[XS_SPURIOUS] == 0,
 			 "xstats: %" PRIu64 " spurious wakeups (every wakeup had its packet)",
 			 d[XS_SPURIOUS]);
+	if (have[XS_LATE] && have[XS_RACED])
+		peer_tap(d[XS_LATE] == 0 && d[XS_RACED] == 0,
+			 "xstats: %" PRIu64 " late notifications, %" PRIu64 " raced disarms (every round a rescue)",
+			 d[XS_LATE], d[XS_RACED]);
 	if (have[XS_UNNOTIFIED])
 		peer_tap(d[XS_UNNOTIFIED] == 0,
 			 "xstats: %" PRIu64 " armed waits ended with unannounced work (a rescue is no such wait)",
@@ -617,65 +626,132 @@ race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
 	return peer_failed() ? -1 : 0;
 }
 
+/* Past the driver's wait threshold (VNAPI_INTR_WAIT_MIN_US, 1 ms). */
+#define RACE_DETECTOR_WAIT_US 2000
+
+/* Deltas of queue race_q's detector xstats, b - a. */
+#define RACE_D(b, a, x) ((b).val[race_q][x] - (a).val[race_q][x])
+
 /*
- * The lost-wakeup detector (rx_qN_intr_unnotified_work) must see a lost
- * wakeup. Arm the empty queue; the back end transmits one packet and, the
- * queue being armed, notifies; we take that notification off the eventfd
- * behind the driver's back, as if it had never come; then disarm. The driver
- * finds the packet with no notification: exactly one unnotified wait, no
- * notification, no wakeup (and the other queues' counters do not move).
- * Then the packet is received, every byte checked. Front ends with the xstat
- * only.
+ * One armed wait on the empty queue whose notification we take off the
+ * eventfd behind the driver's back, as if it had never come: arm, the back
+ * end transmits one packet and notifies (the queue is armed), we read the
+ * eventfd, wait @p wait_us since the arm when non-zero, disarm, receive the
+ * packet (every byte), then @p late_write is written to the eventfd (a
+ * notification landing after the disarm), and the queue is armed and
+ * disarmed once more, empty: the driver's verdict on the wait comes at that
+ * arm. The xstats around it in @p a and @p b.
  */
 static int
-race_detector(const struct race_result *res, const struct race_xstats *xl)
+race_detector_wait(const char *what, unsigned int wait_us, uint64_t late_write,
+		   struct race_xstats *a, struct race_xstats *b)
 {
-	struct race_xstats a = *xl, b;
 	struct rte_epoll_event ev[1];
 	struct pollfd pfd = { .events = POLLIN };
-	uint64_t cnt = 0;
+	uint64_t cnt = 0, t0;
 	int ret;
 
-	if (!res->intr_ok || !xl->have[race_q][XS_UNNOTIFIED])
-		return 0;
 	if (rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0)
-		return peer_fail("detector: rx_intr_disable failed");
+		return peer_fail("detector %s: rx_intr_disable failed", what);
 	if (race_fe_drain() != 0)
-		return peer_fail("detector: unexpected packets in the front end's rx queue");
+		return peer_fail("detector %s: unexpected packets in the front end's rx queue", what);
 	(void)rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
-	if (race_xstats_read(&a) != 0)
+	if (race_xstats_read(a) != 0)
 		return -1;
 	pfd.fd = rte_eth_dev_rx_intr_ctl_q_get_fd(pair.fe_port, race_q);
 	if (pfd.fd < 0)
-		return peer_fail("detector: no rx interrupt fd for queue %u: %d", race_q, pfd.fd);
+		return peer_fail("detector %s: no rx interrupt fd for queue %u: %d", what, race_q,
+				 pfd.fd);
+	t0 = rte_get_timer_cycles();
 	ret = rte_eth_dev_rx_intr_enable(pair.fe_port, race_q);
 	if (ret != 0)
-		return peer_fail("detector: arming an empty queue: %d", ret);
+		return peer_fail("detector %s: arming an empty queue: %d", what, ret);
 	if (race_tx_one(pair.be_port, pair.pools.mp[POOL_BE_TX], RACE_DETECTOR_SEQ,
 			PAIR_BE_TO_FE, "detector back end tx") != 0)
 		return -1;
 	ret = poll(&pfd, 1, (int)(RACE_IO_TIMEOUT_S * 1000));
 	if (ret != 1)
-		return peer_fail("detector: the back end did not notify the armed queue within %.0f s",
-				 RACE_IO_TIMEOUT_S);
+		return peer_fail("detector %s: the back end did not notify the armed queue within %.0f s",
+				 what, RACE_IO_TIMEOUT_S);
 	if (read(pfd.fd, &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
-		return peer_fail("detector: could not take the notification off the eventfd");
-	b = a;
-	if (rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0 || race_xstats_read(&b) != 0)
-		return peer_fail("detector: rx_intr_disable or xstats read failed");
-	peer_tap(b.val[race_q][XS_UNNOTIFIED] - a.val[race_q][XS_UNNOTIFIED] == 1 &&
-		 b.val[race_q][XS_NOTIFICATIONS] - a.val[race_q][XS_NOTIFICATIONS] == 0 &&
-		 b.val[race_q][XS_WAKEUPS] - a.val[race_q][XS_WAKEUPS] == 0,
-		 "detector: a notification lost before the disarm is counted on queue %u: unnotified +%" PRIu64
-		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 " (expected +1, +0, +0)",
-		 race_q, b.val[race_q][XS_UNNOTIFIED] - a.val[race_q][XS_UNNOTIFIED],
-		 b.val[race_q][XS_NOTIFICATIONS] - a.val[race_q][XS_NOTIFICATIONS],
-		 b.val[race_q][XS_WAKEUPS] - a.val[race_q][XS_WAKEUPS]);
-	race_check_others(&a, &b, "detector");
+		return peer_fail("detector %s: could not take the notification off the eventfd", what);
+	if (wait_us != 0) {
+		uint64_t until = t0 + rte_get_timer_hz() / 1000000 * wait_us;
+		uint64_t now = rte_get_timer_cycles();
+
+		/* A wait the driver must judge as one: armed this long. */
+		if (now < until)
+			rte_delay_us_sleep((unsigned int)((until - now) * 1000000 / rte_get_timer_hz()) + 1);
+	}
+	if (rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0)
+		return peer_fail("detector %s: rx_intr_disable failed", what);
 	if (race_rx_one(pair.fe_port, RACE_DETECTOR_SEQ, PAIR_BE_TO_FE, "detector front end rx") != 0)
 		return -1;
+	if (late_write != 0 && write(pfd.fd, &late_write, sizeof(late_write)) != sizeof(late_write))
+		return peer_fail("detector %s: could not write the late notification", what);
+	if (rte_eth_dev_rx_intr_enable(pair.fe_port, race_q) != 0 ||
+	    rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0)
+		return peer_fail("detector %s: arming the empty queue again failed", what);
 	/* The edge the notification left on the epoll instance. */
 	(void)rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
+	*b = *a;
+	if (race_xstats_read(b) != 0)
+		return -1;
+	race_check_others(a, b, "detector");
+	return peer_failed() ? -1 : 0;
+}
+
+/*
+ * The lost-wakeup detector (rx_qN_intr_unnotified_work) on queue race_q, by
+ * the three verdicts the driver gives a disarm that finds unannounced work:
+ *  - lost: armed past 1 ms, and no notification by the next arm: exactly
+ *    unnotified +1, no notification, no wakeup, nothing late or raced;
+ *  - late: the same, but the notification lands after the disarm: late +1,
+ *    notifications +1, unnotified +0 (the driver empties the eventfd);
+ *  - raced: disarmed as soon as the notification is gone: raced +1 when the
+ *    disarm came within 1 ms of the arm, else unnotified +1 (this VM may
+ *    stall us past 1 ms): exactly one of the two, never both or neither.
+ * Front ends with the xstats only.
+ */
+static int
+race_detector(const struct race_result *res, const struct race_xstats *xl)
+{
+	struct race_xstats a = *xl, b;
+
+	if (!res->intr_ok || !xl->have[race_q][XS_UNNOTIFIED])
+		return 0;
+	if (race_detector_wait("lost", RACE_DETECTOR_WAIT_US, 0, &a, &b) != 0)
+		return -1;
+	peer_tap(RACE_D(b, a, XS_UNNOTIFIED) == 1 && RACE_D(b, a, XS_NOTIFICATIONS) == 0 &&
+		 RACE_D(b, a, XS_WAKEUPS) == 0 && RACE_D(b, a, XS_LATE) == 0 &&
+		 RACE_D(b, a, XS_RACED) == 0,
+		 "detector: a notification lost in a wait of %u us is counted on queue %u: unnotified +%" PRIu64
+		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", late +%" PRIu64 ", raced +%" PRIu64
+		 " (expected +1, +0, +0, +0, +0)", RACE_DETECTOR_WAIT_US, race_q,
+		 RACE_D(b, a, XS_UNNOTIFIED), RACE_D(b, a, XS_NOTIFICATIONS),
+		 RACE_D(b, a, XS_WAKEUPS), RACE_D(b, a, XS_LATE), RACE_D(b, a, XS_RACED));
+	a = b;
+	if (race_detector_wait("late", RACE_DETECTOR_WAIT_US, 1, &a, &b) != 0)
+		return -1;
+	peer_tap(RACE_D(b, a, XS_UNNOTIFIED) == 0 && RACE_D(b, a, XS_LATE) == 1 &&
+		 RACE_D(b, a, XS_NOTIFICATIONS) == 1 && RACE_D(b, a, XS_WAKEUPS) == 0 &&
+		 RACE_D(b, a, XS_RACED) == 0,
+		 "detector: a notification that lands after the disarm is late on queue %u: unnotified +%" PRIu64
+		 ", late +%" PRIu64 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", raced +%" PRIu64
+		 " (expected +0, +1, +1, +0, +0)", race_q, RACE_D(b, a, XS_UNNOTIFIED),
+		 RACE_D(b, a, XS_LATE), RACE_D(b, a, XS_NOTIFICATIONS), RACE_D(b, a, XS_WAKEUPS),
+		 RACE_D(b, a, XS_RACED));
+	a = b;
+	if (race_detector_wait("raced", 0, 0, &a, &b) != 0)
+		return -1;
+	peer_tap(RACE_D(b, a, XS_UNNOTIFIED) + RACE_D(b, a, XS_RACED) == 1 &&
+		 RACE_D(b, a, XS_NOTIFICATIONS) == 0 && RACE_D(b, a, XS_WAKEUPS) == 0 &&
+		 RACE_D(b, a, XS_LATE) == 0,
+		 "detector: a disarm right after the arm, unannounced work, on queue %u: raced +%" PRIu64
+		 ", unnotified +%" PRIu64 " (exactly one of the two), notifications +%" PRIu64
+		 ", wakeups +%" PRIu64 ", late +%" PRIu64, race_q, RACE_D(b, a, XS_RACED),
+		 RACE_D(b, a, XS_UNNOTIFIED), RACE_D(b, a, XS_NOTIFICATIONS),
+		 RACE_D(b, a, XS_WAKEUPS), RACE_D(b, a, XS_LATE));
 	return peer_failed() ? -1 : 0;
 }
 
