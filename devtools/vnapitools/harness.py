@@ -582,6 +582,18 @@ def open_fds(pid):
     return n
 
 
+def open_fds_back_to(pid, baseline, timeout=3.0):
+    """open_fds(pid) once it is back to @baseline, or what it is at the deadline: an fd a
+    process closes a moment later (a telemetry connection, EAL's interrupt thread) is not a
+    leak; one still open after @timeout is."""
+    deadline = time.monotonic() + timeout
+    while True:
+        n = open_fds(pid)
+        if n == baseline or time.monotonic() >= deadline:
+            return n
+        time.sleep(0.01)
+
+
 def unique(tag):
     """A short unique name for a file prefix (pid + counter keeps parallel runs apart)."""
     return 'vn%s%d_%d' % (tag, os.getpid(), next(_counter))

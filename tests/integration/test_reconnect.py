@@ -195,7 +195,7 @@ def run(mode, frontend, cycles):
             n = port_cycle_in_use(fe)
             check(n == in_use0, 'front end holds %d mbufs when stopped (start: %d)' % (n, in_use0))
             h.poll_until(fe.link_up, 30.0, what='front-end link up after port start')
-            n = fd_count(fe.pid)
+            n = h.open_fds_back_to(fe.pid, fds0)
             check(n == fds0, 'front end has %d fds (start: %d)' % (n, fds0))
             if is_vnapi:
                 check(xstat(fe, 'reconnects') == c, 'reconnects xstat == %d' % c)
@@ -320,7 +320,7 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
                   % (recoveries[-1], time.monotonic() - t_new), flush=True)
             echo('cycle %d' % c)
             judge_intr('cycle %d' % c)
-            n = fd_count(fwd.pid)
+            n = h.open_fds_back_to(fwd.pid, fds0)
             check(n == fds0, '%s has %d fds (start: %d)' % (forwarder, n, fds0))
         check(fwd.alive(), '%s still running' % forwarder)
         if forwarder == 'vnapi-fwd':

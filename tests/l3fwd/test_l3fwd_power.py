@@ -290,7 +290,7 @@ def run_case(case, fe, cfg=None):
         m = pr.wait_for(r'RESULT: ', cfg['deadline'], what='peer RESULT line')
         snap_end = Snapshot(lf.pid)
         res['xstats'] = telemetry_xstats(fp)
-        res['fds_at_end'] = h.open_fds(lf.pid)
+        res['fds_at_end'] = h.open_fds_back_to(lf.pid, res['fds_after_warmup'])
         peer_wait1 = sched_wait_s(pr.pid)
         if peer_wait0 is not None and peer_wait1 is not None:
             res['peer_runqueue_wait_ms'] = round(1e3 * (peer_wait1 - peer_wait0), 3)

@@ -57,7 +57,7 @@ import sys
 import threading
 import time
 
-from vnapitools.harness import open_fds, parse_kv, telemetry
+from vnapitools.harness import open_fds, open_fds_back_to, parse_kv, telemetry
 from vnapitools.procfs import proc_cpu_s
 
 SKIP = 77
@@ -283,7 +283,7 @@ def run(case, frontend, mode='hybrid', figures=None):
         res = parse_kv(res_line)
         # The traffic is over: the driver's account of it, before vnapi-fwd stops.
         xs = port_xstats(fwd_prefix) if frontend.startswith('vnapi') else None
-        fds1 = open_fds(fwd.p.pid)
+        fds1 = open_fds_back_to(fwd.p.pid, fds0)
         if figures is not None:
             figures['cpu_pct'] = 100.0 * (proc_cpu_s(fwd.p.pid) - cpu0) / (time.monotonic() - t0)
         fwd.stop(signal.SIGINT, 15)

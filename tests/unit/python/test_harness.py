@@ -122,6 +122,26 @@ class TestOpenFds(unittest.TestCase):
             os.close(w)
         self.assertEqual(h.open_fds(os.getpid()), n)
 
+    def test_back_to_waits_for_a_closing_fd(self):
+        import threading
+        n = h.open_fds(os.getpid())
+        r, w = os.pipe()
+        t = threading.Timer(0.05, lambda: (os.close(r), os.close(w)))
+        t.start()
+        try:
+            self.assertEqual(h.open_fds_back_to(os.getpid(), n, timeout=5.0), n)
+        finally:
+            t.join()
+
+    def test_back_to_reports_a_leak(self):
+        n = h.open_fds(os.getpid())
+        r, w = os.pipe()
+        try:
+            self.assertEqual(h.open_fds_back_to(os.getpid(), n, timeout=0.1), n + 2)
+        finally:
+            os.close(r)
+            os.close(w)
+
 
 if __name__ == '__main__':
     unittest.main()
