@@ -159,7 +159,7 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_rxq *rxq = dev->data->rx_queues[qid];
 	bool armed, pending;
-	uint64_t cnt = 0, own, armed_cycles;
+	uint64_t cnt = 0, own;
 
 	if (!vnapi_gate_enter(&rxq->gate)) {
 		/* The ring is not ours to touch; empty the counter (the wakeup
@@ -171,7 +171,6 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 		return 0;
 	}
 	armed = virtq_intr_enabled(rxq->vq);
-	armed_cycles = armed ? rte_get_tsc_cycles() - rxq->armed_tsc : 0;
 	/* The ring before the eventfd: the back end stores the used index
 	 * before it signals, so work seen here with no signal read below is
 	 * work whose notification was lost or is still on its way. */
@@ -192,7 +191,9 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 		 * raced. After a wait, a lost notification or one still on its
 		 * way: the next arm tells which. */
 		if (pending && own == 0) {
-			if (armed_cycles < rte_get_tsc_hz() / 1000000 * VNAPI_INTR_WAIT_MIN_US)
+			/* Only here (rare): the clock and the division. */
+			if (rte_get_tsc_cycles() - rxq->armed_tsc <
+			    rte_get_tsc_hz() / 1000000 * VNAPI_INTR_WAIT_MIN_US)
 				rxq->istats.raced++;
 			else
 				rxq->unnotified_suspect = true;
