@@ -555,6 +555,28 @@ def telemetry(prefix, cmd, timeout=5.0):
         return json.loads(s.recv(1 << 20).decode())
 
 
+def fd_table(pid):
+    """{fd: what it points to} of a process (/proc/PID/fd), to name the fds a count differs by."""
+    out = {}
+    d = '/proc/%d/fd' % pid
+    for fd in os.listdir(d):
+        try:
+            out[int(fd)] = os.readlink(os.path.join(d, fd))
+        except OSError:
+            continue  # closed meanwhile
+    return out
+
+
+def fd_diff(before, after):
+    """What changed between two fd_table()s, as text ('' when nothing did)."""
+    parts = []
+    for fd in sorted(set(before) | set(after)):
+        a, b = before.get(fd), after.get(fd)
+        if a != b:
+            parts.append('fd %d: %s -> %s' % (fd, a or 'closed', b or 'closed'))
+    return '; '.join(parts)
+
+
 def open_fds(pid):
     """The open fds of a process (/proc/PID/fd), except the connections its telemetry server
     accepted (they close in the server's own thread, a moment after the client's end): a count
@@ -580,6 +602,25 @@ def open_fds(pid):
             continue
         n += 1
     return n
+
+
+def open_fds_settled(pid, reads=3, interval=0.01, timeout=2.0, count=None):
+    """open_fds(pid) once @reads consecutive reads @interval apart agree (bounded by
+    @timeout; the last read then): a baseline. A single read can land in a moment when a
+    process holds one fd more or fewer than it keeps: EAL's interrupt thread closes its
+    epoll fd and makes a new one whenever a callback is registered or removed, and glibc's
+    syslog() opens and closes a datagram socket for every log line while no syslog daemon
+    listens (l3fwd-power logs every wakeup). CI saw such a baseline once (22 after the
+    warm-up where every other run holds 23). @count replaces open_fds (for tests)."""
+    count = count or open_fds
+    deadline = time.monotonic() + timeout
+    last, same = count(pid), 1
+    while same < reads and time.monotonic() < deadline:
+        time.sleep(interval)
+        n = count(pid)
+        same = same + 1 if n == last else 1
+        last = n
+    return last
 
 
 def open_fds_back_to(pid, baseline, timeout=3.0):

@@ -55,13 +55,6 @@ def start_backend(s, mode, sock):
     return b
 
 
-def fd_count(pid):
-    """Open fds, less the telemetry connections the process accepted (judge_intr's reads
-    close in its telemetry thread a moment after ours: CI saw 20 fds against a baseline of
-    21 taken while one was still open)."""
-    return h.open_fds(pid)
-
-
 def mempool_in_use(p):
     """Mbufs of the front end's pool that are not in the pool (testpmd's dump_mempool;
     25.11's testpmd spells it 'dump mempool')."""
@@ -134,7 +127,7 @@ def run(mode, frontend, cycles):
         one_way(fe, backend)
         in_use0 = port_cycle_in_use(fe)
         h.poll_until(fe.link_up, 30.0, what='front-end link up after port start')
-        fds0 = fd_count(fe.pid)
+        fds0 = h.open_fds_settled(fe.pid)
         print('  start: front end holds %d mbufs when stopped, %d fds' % (in_use0, fds0))
 
         for c in range(1, cycles + 1):
@@ -298,7 +291,7 @@ def run_intr(frontend, cycles, forwarder='vnapi-fwd'):
 
         echo('start')
         judge_intr('start')
-        fds0 = fd_count(fwd.pid)
+        fds0 = h.open_fds_settled(fwd.pid)
         for c in range(1, cycles + 1):
             print('cycle %d/%d' % (c, cycles), flush=True)
             time.sleep(0.5)  # vnapi-fwd armed and asleep before the kill

@@ -267,7 +267,8 @@ def run_case(case, fe, cfg=None):
         m = pr.wait_for(r'^WARMUP back after ([0-9.]+) ms', 45.0, what='warm-up packet back')
         res['warmup_ms'] = float(m.group(1))
         t_warm = time.monotonic()
-        res['fds_after_warmup'] = h.open_fds(lf.pid)
+        res['fds_after_warmup'] = h.open_fds_settled(lf.pid)
+        fdt_warm = h.fd_table(lf.pid)
 
         if case == 'idle':
             pr.wait_for(r'^IDLE begin', 30.0, what='idle window begins')
@@ -291,6 +292,7 @@ def run_case(case, fe, cfg=None):
         snap_end = Snapshot(lf.pid)
         res['xstats'] = telemetry_xstats(fp)
         res['fds_at_end'] = h.open_fds_back_to(lf.pid, res['fds_after_warmup'])
+        res['fds_changed'] = h.fd_diff(fdt_warm, h.fd_table(lf.pid))
         peer_wait1 = sched_wait_s(pr.pid)
         if peer_wait0 is not None and peer_wait1 is not None:
             res['peer_runqueue_wait_ms'] = round(1e3 * (peer_wait1 - peer_wait0), 3)
@@ -389,7 +391,9 @@ def evaluate(res):
     check(res['l3fwd_rx_intr'], 'l3fwd-power enabled rx interrupts', f)
     check(res['fds_at_end'] == res['fds_after_warmup'],
           'l3fwd-power\'s open fds back to baseline: %s after the warm-up, %s at the end'
-          % (res['fds_after_warmup'], res['fds_at_end']), f)
+          % (res['fds_after_warmup'], res['fds_at_end'])
+          + ('' if res['fds_at_end'] == res['fds_after_warmup']
+             else ' (%s)' % res.get('fds_changed', '?')), f)
     check(p.get('bad', 1) == 0 and p.get('dup', 1) == 0 and p.get('stray', 1) == 0,
           'every returned frame intact, routed by l3fwd-power, no duplicates/strays '
           '(bad %s dup %s stray %s)' % (p.get('bad'), p.get('dup'), p.get('stray')), f)

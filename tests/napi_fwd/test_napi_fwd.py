@@ -57,7 +57,8 @@ import sys
 import threading
 import time
 
-from vnapitools.harness import open_fds, open_fds_back_to, parse_kv, telemetry
+from vnapitools.harness import (fd_diff, fd_table, open_fds_back_to, open_fds_settled,
+                                parse_kv, telemetry)
 from vnapitools.procfs import proc_cpu_s
 
 SKIP = 77
@@ -250,7 +251,8 @@ def run(case, frontend, mode='hybrid', figures=None):
         peer.wait_line(r'^LINK up', 30)
         cpu0, t0 = proc_cpu_s(fwd.p.pid), time.monotonic()
         peer.wait_line(r'^WARMUP back', 30)
-        fds0 = open_fds(fwd.p.pid)
+        fds0 = open_fds_settled(fwd.p.pid)
+        fdt0 = fd_table(fwd.p.pid)
 
         if case == 'idle':
             peer.wait_line(r'^IDLE begin', 40)
@@ -284,6 +286,7 @@ def run(case, frontend, mode='hybrid', figures=None):
         # The traffic is over: the driver's account of it, before vnapi-fwd stops.
         xs = port_xstats(fwd_prefix) if frontend.startswith('vnapi') else None
         fds1 = open_fds_back_to(fwd.p.pid, fds0)
+        fds_changed = fd_diff(fdt0, fd_table(fwd.p.pid))
         if figures is not None:
             figures['cpu_pct'] = 100.0 * (proc_cpu_s(fwd.p.pid) - cpu0) / (time.monotonic() - t0)
         fwd.stop(signal.SIGINT, 15)
@@ -306,14 +309,10 @@ def run(case, frontend, mode='hybrid', figures=None):
                 final['rx'], final['tx'], final['dropped'], expected))
         if fwd.p.returncode != 0:
             raise Failure('vnapi-fwd exit status %d' % fwd.p.returncode)
-        # Reported, not judged: in 2 of about 40 runs (napi_fwd_mq_vnapi on 22.11,
-        # napi_fwd_pairs_interrupt_vnapi_packed on 23.11) vnapi-fwd held one fd more after
-        # the traffic than right after the warm-up, still 3 s later, while the same count
-        # taken per cycle by the reconnect tests (front end and vnapi-fwd) held in every
-        # run. Which fd that is (one opened late after start-up, or a leak) is open; a gate
-        # that fails for a reason nobody can name is no verdict.
-        print('# vnapi-fwd open fds: %d after the warm-up, %d after the traffic%s'
-              % (fds0, fds1, '' if fds1 == fds0 else ' (NOT EQUAL: reported, not judged)'))
+        print('# vnapi-fwd open fds: %d after the warm-up, %d after the traffic' % (fds0, fds1))
+        if fds1 != fds0:
+            raise Failure('vnapi-fwd holds %d fds after the traffic, %d after the warm-up (%s)'
+                          % (fds1, fds0, fds_changed))
         if xs is not None:
             check_queues(xs, res, queues, traffic=case in ('sparse', 'pairs', 'mq') and
                          mode != 'poll')

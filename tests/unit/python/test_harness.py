@@ -142,6 +142,40 @@ class TestOpenFds(unittest.TestCase):
             os.close(r)
             os.close(w)
 
+    def test_settled_ignores_a_transient_fd(self):
+        # A read that lands while the process holds an fd for a moment (a syslog() socket)
+        # or lacks one (EAL's interrupt thread between two epoll fds) is not the baseline.
+        for reads in ([24, 23, 23, 23], [22, 23, 23, 22, 23, 23, 23]):
+            seq = iter(reads)
+            self.assertEqual(h.open_fds_settled(1, interval=0, count=lambda pid: next(seq)),
+                             23)
+
+    def test_settled_gives_up_at_the_deadline(self):
+        seq = iter(range(100000))
+        n = h.open_fds_settled(1, interval=0.001, timeout=0.05, count=lambda pid: next(seq))
+        self.assertGreater(n, 0)
+
+    def test_settled_counts_a_kept_fd(self):
+        n = h.open_fds(os.getpid())
+        r, w = os.pipe()
+        try:
+            self.assertEqual(h.open_fds_settled(os.getpid()), n + 2)
+        finally:
+            os.close(r)
+            os.close(w)
+
+    def test_fd_diff_names_the_fd(self):
+        before = h.fd_table(os.getpid())
+        r, w = os.pipe()
+        try:
+            d = h.fd_diff(before, h.fd_table(os.getpid()))
+            self.assertIn('fd %d: closed -> pipe:[' % r, d)
+            self.assertIn('fd %d: closed -> pipe:[' % w, d)
+        finally:
+            os.close(r)
+            os.close(w)
+        self.assertEqual(h.fd_diff(before, h.fd_table(os.getpid())), '')
+
 
 if __name__ == '__main__':
     unittest.main()
