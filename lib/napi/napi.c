@@ -236,7 +236,6 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	}
 	napi_registry[conf->lcore_id] = ctx;
 	rte_spinlock_unlock(&napi_registry_lock);
-	napi_telemetry_init();
 	return ctx;
 }
 

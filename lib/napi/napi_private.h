@@ -37,7 +37,4 @@ int napi_registry_with(unsigned int lcore_id, int (*fn)(struct napi_ctx *ctx, vo
  */
 unsigned int napi_registry_list(unsigned int *ids, unsigned int max);
 
-/** @internal Register the /napi/ telemetry commands (once). */
-void napi_telemetry_init(void);
-
 #endif /* _NAPI_PRIVATE_H_ */

@@ -195,13 +195,13 @@ napi_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return napi_registry_with((unsigned int)lcore, napi_tel_stats_of, &req);
 }
 
-void
-napi_telemetry_init(void)
+/* Registered at load time, as DPDK's libraries register theirs: the
+ * scheduler never calls into this file (the dependency runs one way, from
+ * here to the registry). The commands answer -ENOENT/empty until a context
+ * exists. meson links this library whole so that the constructor is kept.
+ */
+RTE_INIT(napi_telemetry_register)
 {
-	static int done;
-
-	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
-		return;
 	rte_telemetry_register_cmd("/napi/lcores", napi_tel_lcores,
 				   "Lcores with a napi context. No parameters");
 	rte_telemetry_register_cmd("/napi/stats", napi_tel_stats,
