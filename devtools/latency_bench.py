@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Latency benchmark: what the gating tests no longer judge (issue 18).
+"""Latency benchmark: what the gating tests do not judge.
 
 The tests (tests/l3fwd, tests/napi_fwd) assert exact outcomes only: counts, bytes, per-queue
 xstats, no lost wakeup. Round-trip latency on this shared 2-vCPU VM measures the machine as
@@ -12,7 +12,7 @@ Each round runs, in an order that alternates round by round (reversed every seco
   * l3fwd-power --interrupt-only, sparse traffic (tests/l3fwd "sparse": 2000 single packets,
     each 0.1-5 ms after the previous came back), on net_vnapi and on net_virtio_user;
   * l3fwd-power idle (10 s without traffic, then one check packet) on both front ends;
-  * vnapi-fwd --mode interrupt and --mode hybrid with issue 13's pair traffic (tests/napi_fwd
+  * vnapi-fwd --mode interrupt and --mode hybrid with paired sparse traffic (tests/napi_fwd
     "pairs": 2000 packets, every second one 35-665 us after the previous came back), on
     net_vnapi and net_virtio_user (vnapi-fwd --sleep-timeout-ms 10 there, as in the test).
 It reuses the test scripts' run functions (same command lines, same peer), collects the

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""The seeds' experiments as benchmarks (not a test): the UDP-stream analogue of "virtio_net:
+"""The Linux NAPI threads' experiments as benchmarks (not a test): the UDP-stream analogue of "virtio_net:
 Disable interrupts if napi_complete_done rescheduled napi" and the RR affinity table of
 "virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and tests/peers/load_peer
 (DPDK's net_vhost as the back end). Writes tables and PNG plots into doc/performance.md (section
-"## NAPI experiments (seeds)", between its own markers) and doc/img/napi_*.png.
+"## NAPI experiments", between its own markers) and doc/img/napi_*.png.
 
 UDP-stream analogue. load_peer sends 64 B and 1472 B frames (Ethernet/IPv4/UDP) on its port at
 a fixed rate and receives what the forwarder sends back. First the poll-mode maximum: vnapi-fwd
@@ -16,11 +16,11 @@ the targets). Modes:
   poll          vnapi-fwd --mode poll (net_vnapi)
   hybrid        vnapi-fwd --mode hybrid (idle_polls 32, idle_us 0; the disable-on-race rule)
   hybrid-nodor  vnapi-fwd --mode hybrid --no-disable-on-race, net_vnapi intr_rescue=signal
-                (the seed's "before")
+                (the patch's "before")
   l3fwd-vnapi   l3fwd-power --interrupt-only on net_vnapi
   l3fwd-virtio  l3fwd-power --interrupt-only --parse-ptype on net_virtio_user
   (optional, --modes: hybrid-ei0, hybrid-nodor-ei0: the two hybrid modes with event_idx=0,
-   the seed's back end had no event idx)
+   the thread's back end had no event idx)
 Per phase: throughput (peer), packets per wakeup and wakeups/s (vnapi-fwd: /napi/stats
 telemetry at the phase's begin and stop; l3fwd-power: its "lcore N is waked up from rx interrupt"
 INFO lines in the window, packets per wakeup = packets received by the peer / wakeups), CPU of
@@ -35,7 +35,7 @@ port's rx and tx queues on different lcores), lcore 1 either on the peer's CPU (
 time-sharing CPU 1 with lcore 0 ("split-1cpu"); poll and hybrid. Transactions/s, latency
 p50/p99, forwarder CPU time per transaction (schedstat) and lib/napi busy time per transaction.
 
-Latency at sparse load (issue 13; --only latency). Single 64-70 B packets in pairs, closed loop:
+Latency at sparse load (--only latency). Single 64-70 B packets in pairs, closed loop:
 each a random 0.1-1.9 ms (1 ms +-90 %) after the previous came back, every second one 35-665 us
 (350 us +-90 %) after it, so that packets land around the moment the receiver re-arms; 2000
 packets per run (--lat-packets). Receivers side by side, in alternating order rep by rep:
@@ -558,7 +558,7 @@ def plot_latency(runs, modes, imgdir, quick):
 
 def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
     intro = ['**QUICK MODE: a development smoke run, not a result.**', ''] if args.quick else []
-    intro += ['Issue 13\'s traffic, closed loop: single packets in pairs, each a random 0.1-1.9 ms '
+    intro += ['Paired sparse traffic, closed loop: single packets in pairs, each a random 0.1-1.9 ms '
           'after the previous came back, every second one only 35-665 us after it, %d packets '
           'per run, %d run(s) per receiver in alternating order (figures pooled over the runs). '
           'vnapi-fwd (`--fwd macswap`, one lcore on CPU %d) and l3fwd-power against the same '
@@ -595,7 +595,7 @@ def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
         if k.startswith('latency '):
             L += ['- %s' % k, '  - sender: `%s`' % cmdline(pa), '  - receiver: `%s`' % cmdline(fa)]
     command = cmdline(['devtools/napi_experiments.py'] + meta.get('argv', sys.argv[1:]))
-    perfdoc.write_section(doc_path, 'napi-latency', 'Latency at sparse load (issue 13)',
+    perfdoc.write_section(doc_path, 'napi-latency', 'Latency at sparse load',
                           '\n'.join(L), command, date=meta.get('date'), intro='\n'.join(intro),
                           after='napi-experiments')
     log('wrote %s (latency section)' % doc_path)
@@ -931,7 +931,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
         intro += ['**QUICK MODE (%g s phases, %d rep): a development smoke run on a shared, busy '
                   'machine, not a result.** The full run is `devtools/napi_experiments.py` '
                   'without `--quick`, alone on the machine.' % (args.secs, args.reps), '']
-    intro += ['The two Linux netdev threads in the seeds, reproduced on vnapi: the UDP-stream '
+    intro += ['Two Linux netdev threads (NAPI completion, TX NAPI), reproduced on vnapi: the UDP-stream '
               'experiment of "virtio_net: Disable interrupts if napi_complete_done rescheduled '
               'napi" (packets per interrupt with and without disarming on a race) and the '
               'TCP_RR affinity table of "virtio-net: transmit napi" (cycles per transaction '
@@ -953,7 +953,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
     # ---- stream
     if tables:
         L += ['### UDP-stream analogue', '',
-              'load_peer sends Ethernet/IPv4/UDP frames of 64 B and 1472 B (the seed\'s netperf '
+              'load_peer sends Ethernet/IPv4/UDP frames of 64 B and 1472 B (the threads\' netperf '
               'message size, here as the frame length) at a fixed rate on one port; the '
               'forwarder sends them back (vnapi-fwd `--fwd macswap`, l3fwd-power routes them '
               'out of port 0). Offered loads are fractions of the **poll-mode maximum**: what '
@@ -1008,9 +1008,9 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
                     L[-1] += ' error: %s' % '; '.join(r['errors'])[:120]
             L.append('')
         if 'hybrid' in modes and 'hybrid-nodor' in modes:
-            L += ['#### The seed\'s before/after: disarm on race (hybrid) or not (hybrid-nodor)',
+            L += ['#### Before/after of the NAPI-completion patch: disarm on race (hybrid) or not (hybrid-nodor)',
                   '',
-                  'The seed (vhost-user back end without event idx, netperf UDP_STREAM 1472 B): '
+                  'The NAPI-completion thread (vhost-user back end without event idx, netperf UDP_STREAM 1472 B): '
                   'before 2.37 packets per interrupt, after 6.64, throughput received 4590 -> '
                   '6436 Mbit/s. Here, per load:', '',
                   '| size | load | pkts/wakeup before -> after | wakeups/s before -> after | '
@@ -1073,7 +1073,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
               'and every hop can wait for a time slice: those rows measure the scheduler, not '
               'cache-line traffic. Hybrid lcores sleep between packets, so the split rows in '
               'hybrid mode do measure the cross-lcore handoff (an eventfd wakeup per hop). The '
-              'seed\'s cost of cross-CPU cache traffic at equal wakeups would need a third '
+              'threads\' cost of cross-CPU cache traffic at equal wakeups would need a third '
               'CPU.', '',
               '| config | mode | transactions/s | p50 us | p99 us | max us | timeouts | '
               'forwarder CPU us/txn | lib/napi busy us/txn | wakeups/txn |',
@@ -1105,7 +1105,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
         L += ['- %s' % k, '  - back end: `%s`' % cmdline(pa), '  - forwarder: `%s`' % cmdline(fa)]
     L += ['', 'Raw per-phase figures (JSON, every rep): `%s`.' % (
         os.path.relpath(args.json, TOP) if args.json else 'pass --json FILE'), '']
-    perfdoc.write_section(doc_path, 'napi-experiments', 'NAPI experiments (seeds)',
+    perfdoc.write_section(doc_path, 'napi-experiments', 'NAPI experiments',
                           '\n'.join(L), command, date=now, intro='\n'.join(intro))
     log('wrote %s' % doc_path)
 

@@ -11,8 +11,9 @@
  * net_vnapi devargs: one list (VNAPI_DEVARGS) makes the kvargs keys, the
  * handlers, the allowed-keys text of the parse error and the parameter
  * string registered with RTE_PMD_REGISTER_PARAM_STRING (what
- * dpdk-pmdinfo.py shows). README's devargs table is checked against the
- * same list by the unit test (tests/unit/devargs).
+ * dpdk-pmdinfo.py shows). The user guide's devargs table
+ * (doc/user-guide.md) is checked against the same list by the unit test
+ * (tests/unit/devargs).
  *
  * Parsing needs no EAL: only librte_kvargs and librte_net.
  */
@@ -62,7 +63,7 @@ struct vnapi_params {
  * The devargs: X(key, parser, field, allowed). @p parser is a
  * vnapi_arg_<parser>() handler that stores into struct vnapi_params'
  * @p field; @p allowed is the text shown after "=" in the registered
- * parameter string and in README's "values" column, and is what every
+ * parameter string and in the user guide's "values" column, and is what every
  * rejection of that key names.
  */
 #define VNAPI_DEVARGS(X) \

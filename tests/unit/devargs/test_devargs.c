@@ -6,9 +6,10 @@
  * Unit tests of net_vnapi's devargs parser (drivers/net/vnapi/vnapi_devargs.c),
  * TAP output, no EAL: every accepted value lands in its field, every
  * rejected value fails with -EINVAL and one log line naming the key and its
- * allowed values, and README's devargs table says what the list says.
+ * allowed values, and the user guide's devargs table (doc/user-guide.md) says
+ * what the list says.
  *
- * Usage: test_devargs README.md [-l] [PATTERN...]
+ * Usage: test_devargs doc/user-guide.md [-l] [PATTERN...]
  */
 
 #include <errno.h>
@@ -309,8 +310,8 @@ t_param_string(const void *arg)
 }
 
 /*
- * README's devargs table (rows "| `key` | values | default | meaning |"
- * after the "### Devargs" heading): the same keys in the same order, and
+ * the user guide's devargs table (rows "| `key` | values | default | meaning |"
+ * after the "## Devargs" heading): the same keys in the same order, and
  * the values column is the list's allowed text ("\|" for "|").
  */
 static int
@@ -329,7 +330,7 @@ t_readme_table(const void *arg)
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char key[64], values[256], *out, *p;
 
-		if (strncmp(line, "### Devargs", 11) == 0) {
+		if (strcmp(line, "## Devargs\n") == 0) {
 			in_section = true;
 			continue;
 		}
@@ -368,11 +369,11 @@ t_readme_table(const void *arg)
 				values[len - 2] = '\0';
 		}
 		if (row >= n) {
-			printf("#   README row %u '%s': the list has only %u devargs\n", row + 1, key, n);
+			printf("#   guide row %u '%s': the list has only %u devargs\n", row + 1, key, n);
 			CHECK(0);
 		}
 		if (strcmp(key, list[row].key) != 0 || strcmp(values, list[row].allowed) != 0) {
-			printf("#   README row %u: '%s' '%s', the list: '%s' '%s'\n", row + 1, key,
+			printf("#   guide row %u: '%s' '%s', the list: '%s' '%s'\n", row + 1, key,
 			       values, list[row].key, list[row].allowed);
 			CHECK(0);
 		}
@@ -394,18 +395,18 @@ static const struct unit_case tests[] = {
 	{ "path longer than sun_path", t_path_too_long, NULL },
 	{ "unknown key and missing path", t_unknown_and_missing, NULL },
 	{ "registered parameter string made from the list", t_param_string, NULL },
-	{ "README devargs table matches the list", t_readme_table, NULL },
+	{ "user guide devargs table matches the list", t_readme_table, NULL },
 };
 
 int
 main(int argc, char **argv)
 {
 	if (argc < 2) {
-		printf("Bail out! usage: %s README.md [-l] [PATTERN...]\n", argv[0]);
+		printf("Bail out! usage: %s doc/user-guide.md [-l] [PATTERN...]\n", argv[0]);
 		return 2;
 	}
 	readme_path = argv[1];
-	/* The runner parses what follows README.md. */
+	/* The runner parses what follows the guide's path. */
 	argv[1] = argv[0];
 	return unit_tap_main(argc - 1, argv + 1, tests, RTE_DIM(tests), NULL);
 }
