@@ -10,22 +10,8 @@
  * @internal
  * net_vnapi private state: the types every driver file shares, no functions.
  *
- * Files, top down (each includes only the headers of files below it, and
- * this one):
- *   vnapi_probe.c       vdev probe/remove: devargs -> port, transport choice
- *   vnapi_ethdev.c      ethdev ops: configure, queues, start/stop/close/reset
- *   vnapi_stats.c       stats and xstats
- *   vnapi_conn.c        connection state machine (loss, reconnection,
- *                       server accept, datapath gates: vnapi_gate.h)
- *   vnapi_backend.c     the device: negotiation, ring start/stop, eventfds,
- *                       through a transport's ops (vnapi_transport.h):
- *   vnapi_transport_vhost_user.c  the vhost-user transport (client or server)
- *   vnapi_rxtx.c        bursts and every datapath-side query
- *   vnapi_intr.c        rx interrupts (arming, disarming, wake accounting)
- *   vnapi_link.c        link state, LSC events, fault reports
- *   vnapi_vhost_user.c  the vhost-user protocol (no ethdev)
- *   vnapi_devargs.c     devargs parsing (no ethdev, no EAL)
- *   vnapi_logs.c        log types
+ * The driver's files and their layering: doc/design.md, "Layers" (the
+ * layering unit test checks it).
  *
  * Memory ownership: struct vnapi_hw (dev_private), the queues and their
  * virtqueues live in DPDK shared memory, so a secondary process can reach
@@ -274,7 +260,7 @@ struct vnapi_proc {
 	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */
 	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */
 	bool violation_logged;
-	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_pci.h), else NULL. */
+	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_transport_pci.h), else NULL. */
 	/** The MAC the device offers (virtio F_MAC), set while connecting; else NULL. */
 	const struct rte_ether_addr *dev_mac;
 };

@@ -89,7 +89,7 @@ struct vnapi_params {
 #define VNAPI_DEVARGS_PARAM_STRING VNAPI_DEVARGS(VNAPI_DEVARG_PARAM)
 
 /*
- * The PCI driver's keys (vnapi_pci.c): each field says whether it applies to
+ * The PCI driver's keys (vnapi_probe_pci.c): each field says whether it applies to
  * a virtio-pci device (a key added to the list fails to compile until it
  * says). path and server are vhost-user's and refused there; reconnect_ms
  * has nothing to do (the device never goes away).

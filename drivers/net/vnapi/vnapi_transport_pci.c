@@ -45,10 +45,11 @@
 #include <bus_pci_driver.h>
 #include <ethdev_driver.h>
 
+#include "vnapi_ctrlq.h"
 #include "vnapi_dev.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
-#include "vnapi_pci.h"
+#include "vnapi_transport_pci.h"
 #include "vnapi_transport.h"
 
 /* Vendor capability types (virtio 1.2 section 4.1.4). */
@@ -86,16 +87,11 @@
 #define VNET_CFG_MAX_QP   8
 
 #define VIRTIO_NET_F_CTRL_VQ       17
-#define VNET_CTRL_MQ               4
-#define VNET_CTRL_MQ_VQ_PAIRS_SET  0
-#define VNET_CTRL_OK               0
-#define VPCI_CVQ_NUM               64
-#define VPCI_CVQ_TIMEOUT_MS        1000
 
 #define VIRTIO_F_ACCESS_PLATFORM 33
 #define VPCI_RESET_TIMEOUT_MS    1000
 
-struct vpci_cap {
+struct vnapi_pci_cap {
 	uint8_t vndr;
 	uint8_t next;
 	uint8_t len;
@@ -114,51 +110,51 @@ vpci(const struct rte_eth_dev *dev)
 }
 
 static void
-vpci_w8(struct vnapi_pci *p, unsigned int off, uint8_t v)
+vnapi_pci_w8(struct vnapi_pci *p, unsigned int off, uint8_t v)
 {
 	rte_write8(v, p->common + off);
 }
 
 static void
-vpci_w16(struct vnapi_pci *p, unsigned int off, uint16_t v)
+vnapi_pci_w16(struct vnapi_pci *p, unsigned int off, uint16_t v)
 {
 	rte_write16(v, p->common + off);
 }
 
 static void
-vpci_w32(struct vnapi_pci *p, unsigned int off, uint32_t v)
+vnapi_pci_w32(struct vnapi_pci *p, unsigned int off, uint32_t v)
 {
 	rte_write32(v, p->common + off);
 }
 
 /* 64-bit fields as two 32-bit stores, low half first (the spec allows it). */
 static void
-vpci_w64(struct vnapi_pci *p, unsigned int off, uint64_t v)
+vnapi_pci_w64(struct vnapi_pci *p, unsigned int off, uint64_t v)
 {
-	vpci_w32(p, off, (uint32_t)v);
-	vpci_w32(p, off + 4, (uint32_t)(v >> 32));
+	vnapi_pci_w32(p, off, (uint32_t)v);
+	vnapi_pci_w32(p, off + 4, (uint32_t)(v >> 32));
 }
 
 static uint8_t
-vpci_r8(struct vnapi_pci *p, unsigned int off)
+vnapi_pci_r8(struct vnapi_pci *p, unsigned int off)
 {
 	return rte_read8(p->common + off);
 }
 
 static uint16_t
-vpci_r16(struct vnapi_pci *p, unsigned int off)
+vnapi_pci_r16(struct vnapi_pci *p, unsigned int off)
 {
 	return rte_read16(p->common + off);
 }
 
 static uint32_t
-vpci_r32(struct vnapi_pci *p, unsigned int off)
+vnapi_pci_r32(struct vnapi_pci *p, unsigned int off)
 {
 	return rte_read32(p->common + off);
 }
 
 static void *
-vpci_cap_addr(struct rte_pci_device *pd, const struct vpci_cap *c, const char *name)
+vnapi_pci_cap_addr(struct rte_pci_device *pd, const struct vnapi_pci_cap *c, const char *name)
 {
 	const struct rte_mem_resource *r;
 
@@ -192,7 +188,7 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 		pos = 0;
 	/* Walk the capability list (bounded: at most 48 entries fit). */
 	while (pos >= 0x40 && hops++ < 48) {
-		struct vpci_cap c;
+		struct vnapi_pci_cap c;
 
 		if (rte_pci_read_config(pd, &c, sizeof(c), pos) != sizeof(c))
 			break;
@@ -200,21 +196,21 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 			switch (c.type) {
 			case VPCI_CAP_COMMON:
 				if (p->common == NULL)
-					p->common = vpci_cap_addr(pd, &c, name);
+					p->common = vnapi_pci_cap_addr(pd, &c, name);
 				break;
 			case VPCI_CAP_NOTIFY:
 				if (p->notify_base == NULL &&
 				    rte_pci_read_config(pd, &p->notify_mult, sizeof(p->notify_mult),
 							pos + sizeof(c)) == sizeof(p->notify_mult))
-					p->notify_base = vpci_cap_addr(pd, &c, name);
+					p->notify_base = vnapi_pci_cap_addr(pd, &c, name);
 				break;
 			case VPCI_CAP_ISR:
 				if (p->isr == NULL)
-					p->isr = vpci_cap_addr(pd, &c, name);
+					p->isr = vnapi_pci_cap_addr(pd, &c, name);
 				break;
 			case VPCI_CAP_DEVICE:
 				if (p->devcfg == NULL) {
-					p->devcfg = vpci_cap_addr(pd, &c, name);
+					p->devcfg = vnapi_pci_cap_addr(pd, &c, name);
 					p->devcfg_len = c.length;
 				}
 				break;
@@ -244,13 +240,13 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 
 /* Write 0 and wait until the device reads back 0 (reset done). */
 static int
-vpci_reset(struct rte_eth_dev *dev)
+vnapi_pci_reset(struct rte_eth_dev *dev)
 {
 	struct vnapi_pci *p = vpci(dev);
 	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * VPCI_RESET_TIMEOUT_MS / 1000;
 
-	vpci_w8(p, VPCI_STATUS, 0);
-	while (vpci_r8(p, VPCI_STATUS) != 0) {
+	vnapi_pci_w8(p, VPCI_STATUS, 0);
+	while (vnapi_pci_r8(p, VPCI_STATUS) != 0) {
 		if (rte_get_timer_cycles() > end) {
 			VNAPI_INIT_LOG(ERR, "%s: virtio-pci device did not reset within %u ms",
 				       dev->data->name, VPCI_RESET_TIMEOUT_MS);
@@ -262,33 +258,33 @@ vpci_reset(struct rte_eth_dev *dev)
 }
 
 static void
-vpci_status_or(struct vnapi_pci *p, uint8_t bits)
+vnapi_pci_status_or(struct vnapi_pci *p, uint8_t bits)
 {
-	vpci_w8(p, VPCI_STATUS, vpci_r8(p, VPCI_STATUS) | bits);
+	vnapi_pci_w8(p, VPCI_STATUS, vnapi_pci_r8(p, VPCI_STATUS) | bits);
 }
 
 /* Read device configuration bytes consistently (config_generation loop). */
 static void
-vpci_devcfg_read(struct vnapi_pci *p, unsigned int off, void *buf, unsigned int len)
+vnapi_pci_devcfg_read(struct vnapi_pci *p, unsigned int off, void *buf, unsigned int len)
 {
 	uint8_t gen, *b = buf;
 	unsigned int i, tries = 0;
 
 	do {
-		gen = vpci_r8(p, VPCI_CFG_GEN);
+		gen = vnapi_pci_r8(p, VPCI_CFG_GEN);
 		for (i = 0; i < len && off + i < p->devcfg_len; i++)
 			b[i] = rte_read8(p->devcfg + off + i);
-	} while (vpci_r8(p, VPCI_CFG_GEN) != gen && ++tries < 100);
+	} while (vnapi_pci_r8(p, VPCI_CFG_GEN) != gen && ++tries < 100);
 }
 
 static bool
-vpci_link_up(struct rte_eth_dev *dev)
+vnapi_pci_link_up(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	uint16_t st = VNET_S_LINK_UP;
 
 	if (vnapi_has_feature(hw, VIRTIO_NET_F_STATUS))
-		vpci_devcfg_read(vpci(dev), VNET_CFG_STATUS, &st, sizeof(st));
+		vnapi_pci_devcfg_read(vpci(dev), VNET_CFG_STATUS, &st, sizeof(st));
 	return (rte_le_to_cpu_16(st) & VNET_S_LINK_UP) != 0;
 }
 
@@ -299,14 +295,14 @@ vpci_link_up(struct rte_eth_dev *dev)
  * is negotiated. Returns the device's number of queues.
  */
 static uint16_t
-vpci_notify_addrs(struct vnapi_pci *p)
+vnapi_pci_notify_addrs(struct vnapi_pci *p)
 {
-	uint16_t q, nq = RTE_MIN(vpci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+	uint16_t q, nq = RTE_MIN(vnapi_pci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
 
 	for (q = 0; q < nq; q++) {
-		vpci_w16(p, VPCI_Q_SELECT, q);
+		vnapi_pci_w16(p, VPCI_Q_SELECT, q);
 		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
-				(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+				(uint32_t)vnapi_pci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
 	}
 	return nq;
 }
@@ -314,7 +310,7 @@ vpci_notify_addrs(struct vnapi_pci *p)
 /* Reset and read what the device offers. The device is there from probe
  * on: @p wait_ms has nothing to wait for. */
 static int
-vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_t *offered,
+vnapi_pci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_t *offered,
 	     uint16_t *max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
@@ -323,15 +319,15 @@ vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_
 	uint32_t lo, hi;
 	int ret;
 
-	ret = vpci_reset(dev);
+	ret = vnapi_pci_reset(dev);
 	if (ret != 0)
 		return ret;
-	vpci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
-	vpci_status_or(p, VIRTIO_STATUS_DRIVER);
-	vpci_w32(p, VPCI_DFSELECT, 0);
-	lo = vpci_r32(p, VPCI_DF);
-	vpci_w32(p, VPCI_DFSELECT, 1);
-	hi = vpci_r32(p, VPCI_DF);
+	vnapi_pci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
+	vnapi_pci_status_or(p, VIRTIO_STATUS_DRIVER);
+	vnapi_pci_w32(p, VPCI_DFSELECT, 0);
+	lo = vnapi_pci_r32(p, VPCI_DF);
+	vnapi_pci_w32(p, VPCI_DFSELECT, 1);
+	hi = vnapi_pci_r32(p, VPCI_DF);
 	*offered = ((uint64_t)hi << 32) | lo;
 	if (!(*offered & (1ULL << VIRTIO_F_VERSION_1))) {
 		VNAPI_INIT_LOG(ERR, "%s: device does not offer VERSION_1", dev->data->name);
@@ -344,18 +340,18 @@ vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_
 	if ((*offered & (1ULL << VIRTIO_NET_F_MQ)) && (*offered & (1ULL << VIRTIO_NET_F_CTRL_VQ))) {
 		uint16_t mq = 1;
 
-		vpci_devcfg_read(p, VNET_CFG_MAX_QP, &mq, sizeof(mq));
+		vnapi_pci_devcfg_read(p, VNET_CFG_MAX_QP, &mq, sizeof(mq));
 		p->dev_max_qp = RTE_MAX(rte_le_to_cpu_16(mq), (uint16_t)1);
 		*max_qp = RTE_MIN(p->dev_max_qp, (uint16_t)VNAPI_MAX_QUEUE_PAIRS);
 	} else {
 		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
 	}
-	nq = vpci_notify_addrs(p);
+	nq = vnapi_pci_notify_addrs(p);
 	hw->max_ring = VNAPI_MAX_QUEUE_SIZE;
 	for (q = 0; q < RTE_MIN(nq, 2); q++) {
 		/* the rings of a pair; a control queue may be smaller */
-		vpci_w16(p, VPCI_Q_SELECT, q);
-		hw->max_ring = RTE_MIN(hw->max_ring, vpci_r16(p, VPCI_Q_SIZE));
+		vnapi_pci_w16(p, VPCI_Q_SELECT, q);
+		hw->max_ring = RTE_MIN(hw->max_ring, vnapi_pci_r16(p, VPCI_Q_SIZE));
 	}
 	if (nq < 2) {
 		VNAPI_INIT_LOG(ERR, "%s: device has %u virtqueues, at least 2 needed",
@@ -364,13 +360,13 @@ vpci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_
 	}
 	p->has_mac = (*offered >> VIRTIO_NET_F_MAC) & 1;
 	if (p->has_mac)
-		vpci_devcfg_read(p, VNET_CFG_MAC, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+		vnapi_pci_devcfg_read(p, VNET_CFG_MAC, p->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
 	((struct vnapi_proc *)dev->process_private)->dev_mac = p->has_mac ? &p->mac : NULL;
 	return 0;
 }
 
 static void
-vpci_irqs_off(struct vnapi_pci *p)
+vnapi_pci_irqs_off(struct vnapi_pci *p)
 {
 	struct vfio_irq_set set = {
 		.argsz = sizeof(set),
@@ -393,7 +389,7 @@ vpci_irqs_off(struct vnapi_pci *p)
  * application asked for rx interrupts, or it is an error).
  */
 static int
-vpci_irqs_on(struct rte_eth_dev *dev)
+vnapi_pci_irqs_on(struct rte_eth_dev *dev)
 {
 	struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_pci *p = proc->pci;
@@ -403,7 +399,7 @@ vpci_irqs_on(struct rte_eth_dev *dev)
 	struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
 	int *fds = (int *)&set->data;
 
-	vpci_irqs_off(p);
+	vnapi_pci_irqs_off(p);
 	if (dev->data->dev_conf.intr_conf.rxq && (p->vfio_fd < 0 || n < (uint32_t)nb_rxq + 1)) {
 		VNAPI_INIT_LOG(ERR, "%s: rx interrupts need %u MSI-X vectors through vfio-pci (1 for config, 1 per rx queue); the device has %u%s",
 			       dev->data->name, nb_rxq + 1, p->msix_table,
@@ -439,42 +435,42 @@ vpci_irqs_on(struct rte_eth_dev *dev)
 
 /* Reset, then negotiate @p features again (every start), then MSI-X. */
 static int
-vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
+vnapi_pci_set_features(struct rte_eth_dev *dev, uint64_t features)
 {
 	const struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	int ret;
 
-	ret = vpci_reset(dev);
+	ret = vnapi_pci_reset(dev);
 	if (ret != 0)
 		return ret;
 	/* MQ is set up through the control virtqueue: take it along. */
 	p->ctrl = (features >> VIRTIO_NET_F_MQ) & 1;
 	if (p->ctrl)
 		features |= 1ULL << VIRTIO_NET_F_CTRL_VQ;
-	vpci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
-	vpci_status_or(p, VIRTIO_STATUS_DRIVER);
-	vpci_w32(p, VPCI_GFSELECT, 0);
-	vpci_w32(p, VPCI_GF, (uint32_t)features);
-	vpci_w32(p, VPCI_GFSELECT, 1);
-	vpci_w32(p, VPCI_GF, (uint32_t)(features >> 32));
-	vpci_status_or(p, VIRTIO_STATUS_FEATURES_OK);
-	if (!(vpci_r8(p, VPCI_STATUS) & VIRTIO_STATUS_FEATURES_OK)) {
+	vnapi_pci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
+	vnapi_pci_status_or(p, VIRTIO_STATUS_DRIVER);
+	vnapi_pci_w32(p, VPCI_GFSELECT, 0);
+	vnapi_pci_w32(p, VPCI_GF, (uint32_t)features);
+	vnapi_pci_w32(p, VPCI_GFSELECT, 1);
+	vnapi_pci_w32(p, VPCI_GF, (uint32_t)(features >> 32));
+	vnapi_pci_status_or(p, VIRTIO_STATUS_FEATURES_OK);
+	if (!(vnapi_pci_r8(p, VPCI_STATUS) & VIRTIO_STATUS_FEATURES_OK)) {
 		VNAPI_INIT_LOG(ERR, "%s: device refused features 0x%" PRIx64, dev->data->name,
 			       features);
 		return -ENOTSUP;
 	}
-	if (vpci_notify_addrs(p) < 2 * hw->nb_qp) {
+	if (vnapi_pci_notify_addrs(p) < 2 * hw->nb_qp) {
 		VNAPI_INIT_LOG(ERR, "%s: device has too few virtqueues for %u queue pairs",
 			       dev->data->name, hw->nb_qp);
 		return -ENODEV;
 	}
-	ret = vpci_irqs_on(dev);
+	ret = vnapi_pci_irqs_on(dev);
 	if (ret != 0)
 		return ret;
 	if (p->msix_enabled > 0) {
-		vpci_w16(p, VPCI_MSIX_CONFIG, VNAPI_PCI_CONFIG_VECTOR);
-		if (vpci_r16(p, VPCI_MSIX_CONFIG) == VNAPI_PCI_NO_VECTOR)
+		vnapi_pci_w16(p, VPCI_MSIX_CONFIG, VNAPI_PCI_CONFIG_VECTOR);
+		if (vnapi_pci_r16(p, VPCI_MSIX_CONFIG) == VNAPI_PCI_NO_VECTOR)
 			VNAPI_INIT_LOG(WARNING, "%s: device took no config vector: no link-state events",
 				       dev->data->name);
 	}
@@ -484,7 +480,7 @@ vpci_set_features(struct rte_eth_dev *dev, uint64_t features)
 /* DPDK's memory is already mapped for the device by EAL (VFIO DMA maps);
  * what the rings carry are virtual addresses, so IOVA must be VA. */
 static int
-vpci_set_memory(struct rte_eth_dev *dev)
+vnapi_pci_set_memory(struct rte_eth_dev *dev)
 {
 	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
 		VNAPI_INIT_LOG(ERR, "%s: the virtio-pci transport needs IOVA as VA (vfio-pci behind an IOMMU; EAL --iova-mode=va)",
@@ -495,173 +491,126 @@ vpci_set_memory(struct rte_eth_dev *dev)
 }
 
 static int
-vpci_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq)
+vnapi_pci_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq)
 {
 	struct vnapi_pci *p = vpci(dev);
 	const struct virtq_params *vp = virtq_params(vq);
 	uint16_t max, vec = VNAPI_PCI_NO_VECTOR, got;
 
-	vpci_w16(p, VPCI_Q_SELECT, vring);
-	max = vpci_r16(p, VPCI_Q_SIZE);
+	vnapi_pci_w16(p, VPCI_Q_SELECT, vring);
+	max = vnapi_pci_r16(p, VPCI_Q_SIZE);
 	if (max == 0 || vp->num > max) {
 		VNAPI_INIT_LOG(ERR, "%s: ring %u: device queue size %u, ring of %u asked (queue_size devarg)",
 			       dev->data->name, vring, max, vp->num);
 		return -EINVAL;
 	}
-	vpci_w16(p, VPCI_Q_SIZE, vp->num);
+	vnapi_pci_w16(p, VPCI_Q_SIZE, vp->num);
 	if (vring % 2 == 0 && (uint32_t)vring / 2 + 1 < p->msix_enabled)
 		vec = vring / 2 + 1;
-	vpci_w16(p, VPCI_Q_MSIX, vec);
-	got = vpci_r16(p, VPCI_Q_MSIX);
+	vnapi_pci_w16(p, VPCI_Q_MSIX, vec);
+	got = vnapi_pci_r16(p, VPCI_Q_MSIX);
 	if (got != vec) {
 		VNAPI_INIT_LOG(ERR, "%s: ring %u: device refused MSI-X vector %u", dev->data->name,
 			       vring, vec);
 		return -ENOSPC;
 	}
-	vpci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(vq)));
-	vpci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(vq)));
-	vpci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(vq)));
+	vnapi_pci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(vq)));
+	vnapi_pci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(vq)));
+	vnapi_pci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(vq)));
 	return 0;
 }
 
 /* A ring runs once enabled; it stops only with the whole device (reset). */
 static int
-vpci_vring_enable(struct rte_eth_dev *dev, uint16_t vring, bool enable)
+vnapi_pci_vring_enable(struct rte_eth_dev *dev, uint16_t vring, bool enable)
 {
 	struct vnapi_pci *p = vpci(dev);
 
 	if (!enable)
 		return 0;
-	vpci_w16(p, VPCI_Q_SELECT, vring);
-	vpci_w16(p, VPCI_Q_ENABLE, 1);
+	vnapi_pci_w16(p, VPCI_Q_SELECT, vring);
+	vnapi_pci_w16(p, VPCI_Q_ENABLE, 1);
 	return 0;
 }
 
 /* Without VIRTIO_F_RING_RESET a ring is taken back by resetting the device:
  * the first ring's stop does it, the others find it done. */
 static int
-vpci_vring_stop(struct rte_eth_dev *dev, uint16_t vring __rte_unused)
+vnapi_pci_vring_stop(struct rte_eth_dev *dev, uint16_t vring __rte_unused)
 {
 	struct vnapi_pci *p = vpci(dev);
 
-	if (vpci_r8(p, VPCI_STATUS) == 0)
+	if (vnapi_pci_r8(p, VPCI_STATUS) == 0)
 		return 0;
-	return vpci_reset(dev);
+	return vnapi_pci_reset(dev);
 }
 
-/* Lay the control virtqueue out (anew at every start) and hand it over. */
+/* Lay the control virtqueue out (anew at every start, vnapi_ctrlq.c) and
+ * hand it over. */
 static int
-vpci_ctrl_start(struct rte_eth_dev *dev)
+vnapi_pci_ctrl_start(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	uint16_t idx = 2 * p->dev_max_qp, max;
 	struct virtq_params vp = {
 		.layout = vnapi_layout(hw),
-		.num = VPCI_CVQ_NUM,
+		.num = VNAPI_CTRLQ_NUM,
 		.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX),
 		.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER),
 	};
+	int ret;
 
-	vpci_w16(p, VPCI_Q_SELECT, idx);
-	max = vpci_r16(p, VPCI_Q_SIZE);
+	vnapi_pci_w16(p, VPCI_Q_SELECT, idx);
+	max = vnapi_pci_r16(p, VPCI_Q_SIZE);
 	if (max == 0) {
 		VNAPI_INIT_LOG(ERR, "%s: no control virtqueue at index %u", dev->data->name, idx);
 		return -ENODEV;
 	}
 	vp.num = RTE_MIN(vp.num, max);
-	if (p->cvq == NULL) {
-		p->cvq = rte_zmalloc("vnapi_cvq", virtq_state_size(&vp), RTE_CACHE_LINE_SIZE);
-		p->cvq_ring = rte_zmalloc("vnapi_cvq_ring", virtq_ring_mem_size(&vp),
-					  VIRTQ_RING_ALIGN);
-		p->cvq_buf = rte_zmalloc("vnapi_cvq_buf", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
-		if (p->cvq == NULL || p->cvq_ring == NULL || p->cvq_buf == NULL)
-			return -ENOMEM;
-	} else {
-		while (virtq_detach_unused(p->cvq) != NULL)
-			;
-	}
-	if (virtq_init(p->cvq, &vp, p->cvq_ring) != 0)
-		return -EINVAL;
-	vpci_w16(p, VPCI_Q_SIZE, vp.num);
-	vpci_w16(p, VPCI_Q_MSIX, VNAPI_PCI_NO_VECTOR);
-	vpci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(p->cvq)));
-	vpci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq)));
-	vpci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq)));
-	p->cvq_notify = (volatile uint16_t *)(p->notify_base +
-			(uint32_t)vpci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
-	vpci_w16(p, VPCI_Q_ENABLE, 1);
-	return 0;
-}
-
-/* VQ_PAIRS_SET(nb_qp) through the control virtqueue, polled (control path). */
-static int
-vpci_ctrl_mq(struct rte_eth_dev *dev, uint16_t pairs)
-{
-	struct vnapi_pci *p = vpci(dev);
-	uint8_t *b = p->cvq_buf;
-	uint16_t le = rte_cpu_to_le_16(pairs);
-	struct virtq_sg sg[3] = {
-		{ .addr = rte_mem_virt2iova(b), .len = 2 },
-		{ .addr = rte_mem_virt2iova(b + 2), .len = 2 },
-		{ .addr = rte_mem_virt2iova(b + 4), .len = 1 },
-	};
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * VPCI_CVQ_TIMEOUT_MS / 1000;
-	void *cookie;
-	uint32_t len;
-
-	b[0] = VNET_CTRL_MQ;
-	b[1] = VNET_CTRL_MQ_VQ_PAIRS_SET;
-	memcpy(b + 2, &le, sizeof(le));
-	b[4] = 0xff;
-	if (virtq_add(p->cvq, sg, 2, 1, b) != 0)
-		return -EIO;
-	if (virtq_kick_prepare(p->cvq))
-		rte_write16(2 * p->dev_max_qp, p->cvq_notify);
-	while (virtq_get_used(p->cvq, &cookie, &len, 1) == 0) {
-		if (rte_get_timer_cycles() > end) {
-			VNAPI_INIT_LOG(ERR, "%s: no reply to VQ_PAIRS_SET within %u ms",
-				       dev->data->name, VPCI_CVQ_TIMEOUT_MS);
-			return -ETIMEDOUT;
-		}
-		rte_delay_us_sleep(100);
-	}
-	/* The device wrote the ack before it made the chain used. */
-	if (*(volatile uint8_t *)(b + 4) != VNET_CTRL_OK) {
-		VNAPI_INIT_LOG(ERR, "%s: device refused VQ_PAIRS_SET %u", dev->data->name, pairs);
-		return -EIO;
-	}
+	ret = vnapi_ctrlq_prepare(&p->cvq, &vp);
+	if (ret != 0)
+		return ret;
+	vnapi_pci_w16(p, VPCI_Q_SIZE, vp.num);
+	vnapi_pci_w16(p, VPCI_Q_MSIX, VNAPI_PCI_NO_VECTOR);
+	vnapi_pci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(p->cvq.vq)));
+	vnapi_pci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq.vq)));
+	vnapi_pci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq.vq)));
+	p->cvq.index = idx;
+	p->cvq.notify = (volatile uint16_t *)(p->notify_base +
+			(uint32_t)vnapi_pci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+	vnapi_pci_w16(p, VPCI_Q_ENABLE, 1);
 	return 0;
 }
 
 /* DRIVER_OK comes last; with MQ the control virtqueue is set up before it
  * and VQ_PAIRS_SET sent after it. */
 static int
-vpci_set_status(struct rte_eth_dev *dev, uint8_t status)
+vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
 	int ret;
 
 	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK)) {
-		ret = vpci_ctrl_start(dev);
+		ret = vnapi_pci_ctrl_start(dev);
 		if (ret != 0)
 			return ret;
 	}
-	vpci_w8(p, VPCI_STATUS, status);
+	vnapi_pci_w8(p, VPCI_STATUS, status);
 	if (status & VIRTIO_STATUS_DRIVER_OK)
 		/* The carrier as the device reports it now; config interrupts
-		 * (vpci_poll) follow its changes. */
-		__atomic_store_n(&hw->no_carrier, !vpci_link_up(dev), __ATOMIC_RELAXED);
+		 * (vnapi_pci_poll) follow its changes. */
+		__atomic_store_n(&hw->no_carrier, !vnapi_pci_link_up(dev), __ATOMIC_RELAXED);
 	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK))
-		return vpci_ctrl_mq(dev, hw->nb_qp);
+		return vnapi_ctrlq_mq_pairs_set(&p->cvq, dev->data->name, hw->nb_qp);
 	return 0;
 }
 
 /* The LSC event of a config change, raised outside vnapi_conn.c's lock
  * (the application's callback may call ethdev ops, which take it). */
 static void
-vpci_lsc_alarm(void *arg)
+vnapi_pci_lsc_alarm(void *arg)
 {
 	rte_eth_dev_callback_process(arg, RTE_ETH_EVENT_INTR_LSC, NULL);
 }
@@ -673,7 +622,7 @@ vpci_lsc_alarm(void *arg)
  * reads the link status from the device configuration and updates the link.
  */
 static int
-vpci_event_fd(const struct rte_eth_dev *dev)
+vnapi_pci_event_fd(const struct rte_eth_dev *dev)
 {
 	const struct vnapi_pci *p = vpci(dev);
 
@@ -682,7 +631,7 @@ vpci_event_fd(const struct rte_eth_dev *dev)
 
 /* Config change, on the EAL interrupt thread under vnapi_conn.c's lock. */
 static int
-vpci_poll(struct rte_eth_dev *dev)
+vnapi_pci_poll(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vpci(dev);
@@ -693,13 +642,13 @@ vpci_poll(struct rte_eth_dev *dev)
 	 * nothing pending is a spurious wakeup). */
 	if (p->cfg_fd < 0 || read(p->cfg_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
 		return 0;
-	up = vpci_link_up(dev);
+	up = vnapi_pci_link_up(dev);
 	if (up == !__atomic_load_n(&hw->no_carrier, __ATOMIC_RELAXED))
 		return 0;
 	__atomic_store_n(&hw->no_carrier, !up, __ATOMIC_RELAXED);
 	VNAPI_LOG(INFO, "%s: device reports link %s", dev->data->name, up ? "up" : "down");
 	if (hw->started && vnapi_connected(hw) && vnapi_link_state_set(dev, up) &&
-	    rte_eal_alarm_set(1, vpci_lsc_alarm, dev) != 0)
+	    rte_eal_alarm_set(1, vnapi_pci_lsc_alarm, dev) != 0)
 		VNAPI_LOG(ERR, "%s: cannot raise the link-state event", dev->data->name);
 	return 0;
 }
@@ -707,7 +656,7 @@ vpci_poll(struct rte_eth_dev *dev)
 /* Server mode is vhost-user's (the PCI probe refuses server=1): the device
  * is there from probe on, nothing listens and nothing is accepted. */
 static int
-vpci_listen(struct rte_eth_dev *dev)
+vnapi_pci_listen(struct rte_eth_dev *dev)
 {
 	VNAPI_INIT_LOG(ERR, "%s: server mode is for vhost-user, not a virtio-pci device",
 		       dev->data->name);
@@ -715,39 +664,34 @@ vpci_listen(struct rte_eth_dev *dev)
 }
 
 static void
-vpci_unlisten(struct rte_eth_dev *dev __rte_unused)
+vnapi_pci_unlisten(struct rte_eth_dev *dev __rte_unused)
 {
 }
 
 static int
-vpci_listen_fd(const struct rte_eth_dev *dev __rte_unused)
+vnapi_pci_listen_fd(const struct rte_eth_dev *dev __rte_unused)
 {
 	return -1;
 }
 
 static int
-vpci_accept(struct rte_eth_dev *dev __rte_unused)
+vnapi_pci_accept(struct rte_eth_dev *dev __rte_unused)
 {
 	return -ENOTSUP;
 }
 
 static void
-vpci_disconnect(struct rte_eth_dev *dev)
+vnapi_pci_disconnect(struct rte_eth_dev *dev)
 {
 	struct vnapi_pci *p = vpci(dev);
 
 	if (p == NULL || p->common == NULL)
 		return;
 	/* vnapi_conn.c stopped watching the config eventfd before this. */
-	rte_eal_alarm_cancel(vpci_lsc_alarm, dev);
-	vpci_reset(dev);
-	vpci_irqs_off(p);
-	rte_free(p->cvq);
-	rte_free(p->cvq_ring);
-	rte_free(p->cvq_buf);
-	p->cvq = NULL;
-	p->cvq_ring = NULL;
-	p->cvq_buf = NULL;
+	rte_eal_alarm_cancel(vnapi_pci_lsc_alarm, dev);
+	vnapi_pci_reset(dev);
+	vnapi_pci_irqs_off(p);
+	vnapi_ctrlq_free(&p->cvq);
 	if (p->cfg_fd >= 0)
 		close(p->cfg_fd);
 	p->cfg_fd = -1;
@@ -756,7 +700,7 @@ vpci_disconnect(struct rte_eth_dev *dev)
 /* The device is mapped from probe to remove: never "gone", so vnapi_conn.c
  * never sees a loss or starts a reconnection for it. */
 static bool
-vpci_is_open(const struct rte_eth_dev *dev)
+vnapi_pci_is_open(const struct rte_eth_dev *dev)
 {
 	return vpci(dev)->common != NULL;
 }
@@ -764,7 +708,7 @@ vpci_is_open(const struct rte_eth_dev *dev)
 /* The kick (datapath lcore): the queue index at the ring's notify address.
  * rte_write16 orders it after the ring stores that published the buffers. */
 static bool
-vpci_notify(struct rte_eth_dev *dev, uint16_t vring)
+vnapi_pci_notify(struct rte_eth_dev *dev, uint16_t vring)
 {
 	rte_write16(vring, vpci(dev)->notify_addr[vring]);
 	return true;
@@ -772,22 +716,22 @@ vpci_notify(struct rte_eth_dev *dev, uint16_t vring)
 
 const struct vnapi_transport_ops vnapi_transport_pci = {
 	.name = "virtio-pci",
-	.listen = vpci_listen,
-	.unlisten = vpci_unlisten,
-	.listen_fd = vpci_listen_fd,
-	.accept = vpci_accept,
-	.connect = vpci_connect,
-	.disconnect = vpci_disconnect,
-	.set_features = vpci_set_features,
-	.set_memory = vpci_set_memory,
-	.vring_start = vpci_vring_start,
-	.vring_enable = vpci_vring_enable,
-	.vring_stop = vpci_vring_stop,
-	.set_status = vpci_set_status,
-	.event_fd = vpci_event_fd,
-	.poll = vpci_poll,
-	.is_open = vpci_is_open,
-	.notify = vpci_notify,
+	.listen = vnapi_pci_listen,
+	.unlisten = vnapi_pci_unlisten,
+	.listen_fd = vnapi_pci_listen_fd,
+	.accept = vnapi_pci_accept,
+	.connect = vnapi_pci_connect,
+	.disconnect = vnapi_pci_disconnect,
+	.set_features = vnapi_pci_set_features,
+	.set_memory = vnapi_pci_set_memory,
+	.vring_start = vnapi_pci_vring_start,
+	.vring_enable = vnapi_pci_vring_enable,
+	.vring_stop = vnapi_pci_vring_stop,
+	.set_status = vnapi_pci_set_status,
+	.event_fd = vnapi_pci_event_fd,
+	.poll = vnapi_pci_poll,
+	.is_open = vnapi_pci_is_open,
+	.notify = vnapi_pci_notify,
 	.transport_features = 1ULL << VIRTIO_F_ACCESS_PLATFORM,
 	/* QEMU (7.2 at least) arms the packed tx ring's event at the slot it
 	 * will consume next, then consumes on (virtio_net_tx_complete) without

@@ -3,7 +3,10 @@
 # Copyright(c) 2026 The vnapi authors
 """The driver's files form no cycle: no vnapi_X.c includes vnapi_Y.h while vnapi_Y.c includes
 vnapi_X.h (a module's header is its interface; a cycle means two concerns that cannot be read,
-tested or replaced apart). lib/ never includes the driver. Usage: test_layering.py SRCROOT."""
+tested or replaced apart). That reading of an include holds only when a header is named for the
+file that defines what it declares, so that is checked too: a header whose functions are defined
+in another file would hide an arrow. lib/ never includes the driver.
+Usage: test_layering.py SRCROOT."""
 
 import os
 import re
@@ -21,6 +24,33 @@ def module_includes(directory):
             with open(os.path.join(directory, name)) as f:
                 mods[name[:-2]] = set(INCLUDE_RE.findall(f.read())) - {name[:-2]}
     return {m: {h for h in inc if h in mods} for m, inc in mods.items()}
+
+
+DECL_RE = re.compile(r'^(?!static\b)[A-Za-z_][^;{}()#]*?\b([a-z][a-z0-9_]*)\s*\(', re.M)
+DEF_RE = re.compile(r'^([a-z][a-z0-9_]*)\(', re.M)
+
+
+def header_mismatches(directory):
+    """[(header, function, defining file)] for every function a driver header declares that
+    a .c file other than the header's namesake defines (DPDK style: the defined function's
+    name starts its line)."""
+    defined = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith('.c'):
+            with open(os.path.join(directory, name)) as f:
+                for fn in DEF_RE.findall(f.read()):
+                    defined.setdefault(fn, name)
+    out = []
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith('.h'):
+            continue
+        with open(os.path.join(directory, name)) as f:
+            text = f.read()
+        for fn in sorted(set(DECL_RE.findall(text))):
+            where = defined.get(fn)
+            if where is not None and where[:-2] != name[:-2]:
+                out.append((name, fn, where))
+    return out
 
 
 def cycles(graph):
@@ -51,6 +81,21 @@ class Layering(unittest.TestCase):
         self.assertEqual(cycles({'a': {'b'}, 'b': {'a'}}), [['a', 'b', 'a']])
         self.assertEqual(len(cycles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}})), 1)
         self.assertEqual(cycles({'a': {'b'}, 'b': set()}), [])
+
+    def test_finds_a_misnamed_header(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for fname, text in (('a.h', 'int b_init(int x);\nstatic inline int a_inl(void);\n'),
+                                ('a.c', '#include "a.h"\n'),
+                                ('b.c', 'int\nb_init(int x)\n{\n\treturn x;\n}\n')):
+                with open(os.path.join(d, fname), 'w') as f:
+                    f.write(text)
+            self.assertEqual(header_mismatches(d), [('a.h', 'b_init', 'b.c')])
+
+    def test_driver_headers_are_named_for_their_files(self):
+        d = os.path.join(self.root, 'drivers', 'net', 'vnapi')
+        self.assertEqual(header_mismatches(d), [],
+                         'headers that declare functions of another file')
 
     def test_driver_has_no_file_cycle(self):
         g = module_includes(os.path.join(self.root, 'drivers', 'net', 'vnapi'))

@@ -37,7 +37,7 @@
 #include "vnapi_ethdev.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
-#include "vnapi_pci.h"
+#include "vnapi_transport_pci.h"
 #include "vnapi_rxtx.h"
 #include "vnapi_transport.h"
 

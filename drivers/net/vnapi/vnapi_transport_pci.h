@@ -2,8 +2,8 @@
  * Copyright(c) 2026 The vnapi authors
  */
 
-#ifndef _VNAPI_PCI_H_
-#define _VNAPI_PCI_H_
+#ifndef _VNAPI_TRANSPORT_PCI_H_
+#define _VNAPI_TRANSPORT_PCI_H_
 
 /**
  * @file
@@ -19,6 +19,7 @@
 #include <rte_ether.h>
 #include <rte_interrupts.h>
 
+#include "vnapi_ctrlq.h"
 #include "vnapi_dev.h"
 
 struct rte_pci_device;
@@ -46,10 +47,7 @@ struct vnapi_pci {
 	/* The control virtqueue (multiqueue only: VQ_PAIRS_SET). */
 	uint16_t dev_max_qp;             /**< The device's max_virtqueue_pairs. */
 	bool ctrl;                       /**< CTRL_VQ negotiated (with MQ). */
-	struct virtq *cvq;
-	void *cvq_ring;
-	uint8_t *cvq_buf;                /**< Command: class, cmd, data, ack. */
-	volatile uint16_t *cvq_notify;
+	struct vnapi_ctrlq cvq;          /**< vnapi_ctrlq.c */
 };
 
 /**
@@ -59,4 +57,4 @@ struct vnapi_pci {
  */
 int vnapi_pci_init(struct vnapi_pci *pci, struct rte_pci_device *pci_dev, const char *name);
 
-#endif /* _VNAPI_PCI_H_ */
+#endif /* _VNAPI_TRANSPORT_PCI_H_ */
