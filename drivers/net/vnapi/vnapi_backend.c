@@ -25,27 +25,6 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_transport.h"
 
-static const char *const vnapi_feature_names[64] = {
-	[VIRTIO_NET_F_CSUM] = "CSUM",
-	[VIRTIO_NET_F_GUEST_CSUM] = "GUEST_CSUM",
-	[VIRTIO_NET_F_GUEST_TSO4] = "GUEST_TSO4",
-	[VIRTIO_NET_F_GUEST_TSO6] = "GUEST_TSO6",
-	[VIRTIO_NET_F_GUEST_ECN] = "GUEST_ECN",
-	[VIRTIO_NET_F_HOST_TSO4] = "HOST_TSO4",
-	[VIRTIO_NET_F_HOST_TSO6] = "HOST_TSO6",
-	[VIRTIO_NET_F_HOST_ECN] = "HOST_ECN",
-	[VIRTIO_NET_F_MAC] = "MAC",
-	[VIRTIO_NET_F_MRG_RXBUF] = "MRG_RXBUF",
-	[VIRTIO_NET_F_STATUS] = "STATUS",
-	[VIRTIO_NET_F_MQ] = "MQ",
-	[VIRTIO_F_RING_INDIRECT_DESC] = "INDIRECT_DESC",
-	[VIRTIO_F_RING_EVENT_IDX] = "EVENT_IDX",
-	[VHOST_USER_F_PROTOCOL_FEATURES] = "PROTOCOL_FEATURES",
-	[VIRTIO_F_VERSION_1] = "VERSION_1",
-	[VIRTIO_F_RING_PACKED] = "RING_PACKED",
-	[VIRTIO_F_IN_ORDER] = "IN_ORDER",
-};
-
 void
 vnapi_backend_log_features(const struct rte_eth_dev *dev)
 {
@@ -60,7 +39,7 @@ vnapi_backend_log_features(const struct rte_eth_dev *dev)
 		if (!((hw->features >> bit) & 1))
 			continue;
 		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? " " : "",
-				vnapi_feature_names[bit] ? vnapi_feature_names[bit] : "?");
+				vnapi_feature_name(bit) ? vnapi_feature_name(bit) : "?");
 		if (off >= sizeof(buf))
 			break;
 	}
@@ -149,7 +128,7 @@ vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t ma
 	for (bit = 0; bit < 64 && off < sizeof(buf); bit++)
 		if ((missing >> bit) & 1)
 			off += snprintf(buf + off, sizeof(buf) - off, " %s",
-					vnapi_feature_names[bit] ? vnapi_feature_names[bit] : "?");
+					vnapi_feature_name(bit) ? vnapi_feature_name(bit) : "?");
 	VNAPI_INIT_LOG(ERR, "%s: refused the back end at %s: the port is configured with features it no longer offers (missing 0x%" PRIx64 ":%s; %u queue pairs, it allows %u); reconfigure the port or restore the back end",
 		       dev->data->name, hw->params.path, missing, buf, hw->nb_qp, max_qp);
 	return -ENOTSUP;
@@ -173,6 +152,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	/* The transport's own needs (vhost-user: PROTOCOL_FEATURES; virtio-pci:
 	 * ACCESS_PLATFORM) whenever offered, whatever the devargs say. */
 	want = vnapi_backend_want(p) | proc->ops->transport_features;
+	if (want & (1ULL << VIRTIO_NET_F_MQ))
+		want |= proc->ops->mq_features;
 	if (p->packed_vq && (want & proc->ops->packed_excluded) != 0) {
 		VNAPI_INIT_LOG(INFO, "%s: %s: packed ring without EVENT_IDX on this transport",
 			       dev->data->name, proc->ops->name);

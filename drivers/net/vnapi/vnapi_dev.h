@@ -32,6 +32,7 @@
 #include "virtq.h"
 #include "vnapi_compat.h"
 #include "vnapi_devargs.h"
+#include "vnapi_features.h"
 #include "vnapi_net_hdr.h"
 #include "vnapi_vhost_user.h"
 
@@ -57,12 +58,6 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 #define VNAPI_MIN_MTU             68
 #define VNAPI_CONNECT_TIMEOUT_MS  2000
 #define VNAPI_CONNECT_RETRY_MS    100
-
-/* virtio-net device feature bits (virtio 1.2 section 5.1.3). */
-#define VIRTIO_NET_F_MAC          5
-#define VIRTIO_NET_F_MRG_RXBUF   15
-#define VIRTIO_NET_F_STATUS      16
-#define VIRTIO_NET_F_MQ          22
 
 /* Device status bits (virtio 1.2 section 2.1). */
 #define VIRTIO_STATUS_ACKNOWLEDGE 1

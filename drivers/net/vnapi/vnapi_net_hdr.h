@@ -23,16 +23,7 @@
 #include <rte_mbuf.h>
 
 #include "vnapi_compat.h"
-
-/* virtio-net offload feature bits (virtio 1.2 section 5.1.3). */
-#define VIRTIO_NET_F_CSUM         0  /**< Device completes a partial checksum (our tx). */
-#define VIRTIO_NET_F_GUEST_CSUM   1  /**< Device may send partial checksums (our rx). */
-#define VIRTIO_NET_F_GUEST_TSO4   7
-#define VIRTIO_NET_F_GUEST_TSO6   8
-#define VIRTIO_NET_F_GUEST_ECN    9
-#define VIRTIO_NET_F_HOST_TSO4   11
-#define VIRTIO_NET_F_HOST_TSO6   12
-#define VIRTIO_NET_F_HOST_ECN    13
+#include "vnapi_features.h"
 
 /* Header flags and gso types. */
 #define VNAPI_NET_HDR_F_NEEDS_CSUM 1

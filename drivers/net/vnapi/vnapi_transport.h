@@ -104,6 +104,13 @@ struct vnapi_transport_ops {
 	 */
 	uint64_t transport_features;
 	/**
+	 * Feature bits taken along with MQ when the device offers them: the
+	 * transport's means of setting the queue pairs in use (virtio-pci:
+	 * CTRL_VQ; vhost-user: none, the back end enables rings one by one).
+	 * Part of the negotiated word, so the log shows what the device got.
+	 */
+	uint64_t mq_features;
+	/**
 	 * Feature bits never negotiated together with RING_PACKED on this
 	 * transport, whatever the devargs say: virtio-pci leaves EVENT_IDX out
 	 * (QEMU's virtio-net device stalls its transmit ring with both; see

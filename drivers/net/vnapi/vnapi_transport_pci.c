@@ -86,9 +86,6 @@
 #define VNET_S_LINK_UP    1
 #define VNET_CFG_MAX_QP   8
 
-#define VIRTIO_NET_F_CTRL_VQ       17
-
-#define VIRTIO_F_ACCESS_PLATFORM 33
 #define VPCI_RESET_TIMEOUT_MS    1000
 
 struct vnapi_pci_cap {
@@ -444,10 +441,8 @@ vnapi_pci_set_features(struct rte_eth_dev *dev, uint64_t features)
 	ret = vnapi_pci_reset(dev);
 	if (ret != 0)
 		return ret;
-	/* MQ is set up through the control virtqueue: take it along. */
-	p->ctrl = (features >> VIRTIO_NET_F_MQ) & 1;
-	if (p->ctrl)
-		features |= 1ULL << VIRTIO_NET_F_CTRL_VQ;
+	/* MQ is set up through the control virtqueue (mq_features). */
+	p->ctrl = (features >> VIRTIO_NET_F_CTRL_VQ) & 1;
 	vnapi_pci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
 	vnapi_pci_status_or(p, VIRTIO_STATUS_DRIVER);
 	vnapi_pci_w32(p, VPCI_GFSELECT, 0);
@@ -733,6 +728,7 @@ const struct vnapi_transport_ops vnapi_transport_pci = {
 	.is_open = vnapi_pci_is_open,
 	.notify = vnapi_pci_notify,
 	.transport_features = 1ULL << VIRTIO_F_ACCESS_PLATFORM,
+	.mq_features = 1ULL << VIRTIO_NET_F_CTRL_VQ,
 	/* QEMU (7.2 at least) arms the packed tx ring's event at the slot it
 	 * will consume next, then consumes on (virtio_net_tx_complete) without
 	 * arming again: the event names a slot we already made available and

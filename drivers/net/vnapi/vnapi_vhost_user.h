@@ -38,8 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Front-end features of the transport (not device features). */
-#define VHOST_USER_F_PROTOCOL_FEATURES 30
+#include "vnapi_features.h"   /* VHOST_USER_F_PROTOCOL_FEATURES */
 
 /* Protocol features (VHOST_USER_GET_PROTOCOL_FEATURES bits). */
 #define VHOST_USER_PROTOCOL_F_MQ         0
