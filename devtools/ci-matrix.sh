@@ -14,7 +14,8 @@
 #     vnapi row runs everywhere;
 #   suite 'ovs': OVS-DPDK as the back end: Debian's openvswitch-switch-dpdk
 #     is built on 22.11, the only series that has an OVS here;
-#   the ASan+UBSan unit build (the unit tests run on every series unsanitized).
+#   the ASan+UBSan build: the unit suite and devtools/test.sh's sanitized_tests
+#   (those run on every series unsanitized).
 # The QEMU guest boots (both CPUs, about a minute each) run on the oldest and
 # the newest series: all of them on 22.11, on 25.11 those of suite
 # 'guest_core' (split ring with l3fwd-power, hybrid and a secondary process;

@@ -3,7 +3,8 @@
 # Copyright(c) 2026 The vnapi authors
 #
 # README command 2: set up the machine, build, run the whole suite (unit and
-# integration), then the unit suite again in an ASan+UBSan build. Ends with
+# integration), then the unit suite and a set of integration tests again in an
+# ASan+UBSan build (sanitized_tests below). Ends with
 # "N passed, N failed" over every meson test of both builds (devtools/summary.py:
 # each build's registered tests, listed before its run, must all have a
 # result; under CI a skip counts as failed). Both builds always use --werror
@@ -71,16 +72,39 @@ status=0
 list_tests "$build" "$@" || status=1
 meson test -C "$build" --print-errorlogs --num-processes 1 "$@" || status=1
 
-# Sanitizers over the unit tests (no DPDK processes: they need no EAL). This
-# build also compiles the per-packet debug logs (-Ddatapath_debug=true), so
-# they keep building. --no-asan leaves it out (CI's matrix: once per run).
+# Sanitizers: the unit tests (no DPDK processes: they need no EAL), then
+# the integration tests of sanitized_tests below, every process of each under
+# ASan+UBSan (devtools/sanitized.py, the meson test wrapper: it preloads the
+# runtimes into dpdk-testpmd and l3fwd-power, and any report fails the test);
+# doc/contributing.md, "Sanitizers". This build also compiles the per-packet
+# debug logs (-Ddatapath_debug=true), so they keep building. --no-asan leaves
+# it out (CI's matrix: once per run); a run restricted to the unit suite
+# (--suite unit) leaves out the sanitized integration tests.
+# One test per distinct piece of driver code (about 3 minutes on 2 vCPUs).
+sanitized_tests=(
+    pair_count_vnapi pair_count_vnapi_packed pair_sizes_vnapi pair_segs_vnapi_packed
+    pair_mq_vnapi_packed pair_cycles_vnapi
+    pair_offload_vnapi_packed pair_badring_vnapi race_vnapi_event_idx race_vnapi_packed_q1of2
+    reconnect_client_vnapi reconnect_server_vnapi_packed reconnect_intr_vnapi_packed
+    ctrl_violation_vnapi tools_secondary l3fwd_mq_vnapi
+    napi_fwd_pairs_hybrid_vnapi napi_fwd_pairs_hybrid_vnapi_packed
+)
 logs=("$build/meson-logs/testlog.json")
 if $asan_run; then
     if "$top/devtools/build.sh" --werror "$asan" -Db_sanitize=address,undefined -Db_lundef=false \
-            -Dintegration_tests=false -Dbuildtype=debug -Ddatapath_debug=true; then
+            -Dbuildtype=debug -Ddatapath_debug=true; then
         list_tests "$asan" --suite unit || status=1
         ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
             meson test -C "$asan" --suite unit --print-errorlogs || status=1
+        if [[ " $* " != *" --suite unit "* ]]; then
+            # meson names the log after the wrapper: testlog-sanitized.py.json.
+            meson test -C "$asan" --no-rebuild --list "${sanitized_tests[@]}" \
+                >"$asan/meson-logs/registered-sanitized.txt" || status=1
+            meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 1 \
+                --wrapper "$top/devtools/sanitized.py" "${sanitized_tests[@]}" || status=1
+            logs+=("--registered=$asan/meson-logs/registered-sanitized.txt"
+                "$asan/meson-logs/testlog-sanitized.py.json")
+        fi
     else
         status=1
     fi

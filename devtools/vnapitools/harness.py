@@ -33,6 +33,7 @@ import threading
 import time
 
 # The /proc readers live in procfs; kept importable as harness.<name> for the scripts.
+from . import sanitizer
 from .procfs import (CLK_TCK, cpu_model, proc_cpu_s, proc_stat_fields,  # noqa: F401
                      proc_threads, thread_cpu_ticks)
 
@@ -247,6 +248,7 @@ class DpdkProcess:
                 for p in parts:
                     p = p.rstrip('\r')
                     self.lines.append(Line(now, stream, p))
+                    sanitizer.scan('%s.%s' % (self.name, stream), p)
                     if self.echo:
                         sys.stdout.write('  %s.%s| %s\n' % (self.name, stream, p))
                 self.cond.notify_all()

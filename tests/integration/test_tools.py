@@ -35,6 +35,7 @@ import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools import sanitizer
 
 TOOL_TIMEOUT_S = 60
 FWD_MB = 256
@@ -44,6 +45,7 @@ CAPTURE_COUNT = 200
 def run_tool(argv, timeout=TOOL_TIMEOUT_S, env=None):
     print('  $ %s' % ' '.join(argv), flush=True)
     res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    sanitizer.scan(os.path.basename(argv[0]), res.stdout + '\n' + res.stderr)
     print('\n'.join('  | ' + ln for ln in (res.stdout + res.stderr).splitlines()[-80:]))
     return res
 

@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 
+from vnapitools import sanitizer
 from vnapitools.harness import (fd_diff, fd_table, open_fds_back_to, open_fds_settled,
                                 parse_kv, telemetry)
 from vnapitools.procfs import proc_cpu_s
@@ -88,6 +89,7 @@ class Proc:
 
     def _read(self):
         for line in self.p.stdout:
+            sanitizer.scan(self.name, line)
             with self.cv:
                 self.lines.append(line.rstrip('\n'))
                 self.cv.notify_all()
