@@ -10,7 +10,7 @@
  *   scheduled  polled in the next round
  *   armed      the port's rx interrupt is enabled (as far as we know)
  * polling: scheduled, !armed; waiting: !scheduled, armed; and, with
- * disable_on_race off, a raced arm leaves scheduled && armed (the seed
+ * disable_on_race off, a raced arm leaves scheduled && armed (the Linux
  * patch's "before": interrupts stay on while we poll).
  *
  * Counters have one writer (the context's thread) and readers on other

@@ -7,7 +7,7 @@
 
 /**
  * @file
- * The offload checks of vhost_pair (issue 14): checksum and TSO requests
+ * The offload checks of vhost_pair: checksum and TSO requests
  * from the front end must reach net_vhost (tso=1) as one packet with the
  * right flags and bytes, and net_vhost's checksum and TSO packets must
  * reach the front end with the right flags, lengths and bytes. Independent

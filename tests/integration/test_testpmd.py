@@ -335,7 +335,7 @@ def case_lsc(frontend):
     return True
 
 
-# ---- csum: testpmd's csum engine on the front end (issue 14) -------------------------------
+# ---- csum: testpmd's csum engine on the front end --------------------------------------
 # TCP packets come from a pcap file: testpmd generates only UDP. The back end testpmd has two
 # ports, net_vhost0 (tso=1, port 0) and net_pcap0 (port 1) in io mode: the pcap's packets go to
 # the front end, whose csum engine ('csum set tcp hw', 'csum set ip sw', 'tso set') sends them

@@ -21,7 +21,7 @@ Exit 0 pass, 1 fail, 77 skip.
   sparse  300 single packets, each 0.2-3 ms after the previous came back: none lost.
   pairs   2000 single packets in pairs: each a random 0.1-1.9 ms after the previous came back,
           every second one only 35-665 us after it, so that packets land around the moment the
-          receiver re-arms (issue 13's traffic, closed loop), vnapi-fwd --mode MODE: exact counts
+          receiver re-arms (paired sparse traffic, closed loop), vnapi-fwd --mode MODE: exact counts
           (rx = tx = 2001, nothing lost or dropped), poll mode never sleeps or arms, interrupt
           and hybrid arm and wake.
   mq      the port with queues=2, both rx queues on vnapi-fwd's one lcore (hybrid,
