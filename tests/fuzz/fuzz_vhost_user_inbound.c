@@ -9,8 +9,10 @@
  *
  * Input: byte 0 is a mode (bit 0: an eventfd rides with the bytes; bit 1:
  * the back end closes after writing; bit 2: a request is made instead of a
- * poll), the rest (at most 1024 bytes) is written on one end of a
- * socketpair. Whatever the bytes, poll_inbound must read them all (the
+ * poll; bit 3: server mode, the connection is the one
+ * vnapi_vhost_user_accept() takes from the socket vnapi_vhost_user_listen()
+ * made, as net_vnapi with server=1 gets it; else a socketpair, as a client's
+ * connection), the rest (at most 1024 bytes) is written by the back end. Whatever the bytes, poll_inbound must read them all (the
  * socket is not readable afterwards, so a level-triggered watch does not
  * fire again), report -EPROTO with the exact count (0 and -ECONNRESET only
  * for nothing and a bare close), close every received descriptor, and a
@@ -22,11 +24,13 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -55,6 +59,46 @@ fuzz_send(int fd, const uint8_t *buf, size_t len, int pass_fd)
 		abort();
 }
 
+/* Server mode: one listening socket, made by the driver's code, for the run. */
+static char fuzz_dir[] = "/tmp/vnapi-fuzz-XXXXXX";
+static char fuzz_path[64];
+static int fuzz_lfd = -1;
+
+static void
+fuzz_unlisten(void)
+{
+	if (fuzz_lfd >= 0)
+		close(fuzz_lfd);
+	unlink(fuzz_path);
+	rmdir(fuzz_dir);
+}
+
+/* A back end connects to the server socket: sv[0] the driver's, sv[1] the back end's. */
+static void
+fuzz_server_pair(struct vnapi_vhost_user *vu, int sv[2])
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	if (fuzz_lfd < 0) {
+		if (mkdtemp(fuzz_dir) == NULL)
+			abort();
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/vu.sock", fuzz_dir);
+		if (vnapi_vhost_user_listen(fuzz_path, &fuzz_lfd) != 0)
+			abort();
+		atexit(fuzz_unlisten);
+	}
+	/* Nobody is connected: the listening socket has nothing to accept. */
+	if (vnapi_vhost_user_accept(vu, fuzz_lfd, fuzz_path) != -EAGAIN)
+		abort();
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", fuzz_path);
+	sv[1] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sv[1] < 0 || connect(sv[1], (const struct sockaddr *)&sun, sizeof(sun)) != 0)
+		abort();
+	if (vnapi_vhost_user_accept(vu, fuzz_lfd, fuzz_path) != 0 || vu->sock < 0)
+		abort();
+	sv[0] = vu->sock;
+}
+
 static bool
 fuzz_readable(int fd)
 {
@@ -70,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len, want, bytes = 0;
 	unsigned int nfds = 0;
 	uint32_t request;
-	bool with_fd, close_after, via_request;
+	bool with_fd, close_after, via_request, server;
 	int sv[2], efd = -1, ret;
 	uint64_t v;
 
@@ -80,8 +124,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	with_fd = data[0] & 1;
 	close_after = data[0] & 2;
 	via_request = data[0] & 4;
+	server = data[0] & 8;
 	len = RTE_MIN(size - 1, (size_t)FUZZ_MAX_BYTES);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+	if (server)
+		fuzz_server_pair(&vu, sv);
+	else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		abort();
 	if (with_fd) {
 		efd = eventfd(0, EFD_CLOEXEC);
