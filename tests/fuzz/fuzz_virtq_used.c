@@ -93,6 +93,7 @@ struct fz_state {
 	struct fake_dev dev;
 	bool dev_up;          /* the honest device still plays */
 	bool hostile;         /* the hostile device wrote something */
+	bool armed_idle;      /* armed, and virtq_poll() said no work since */
 	struct fz_token tok[FZ_MAX_TOKENS];
 	unsigned int ntok;
 	uint32_t held_descs;  /* ring descriptors of outstanding tokens */
@@ -212,6 +213,8 @@ fz_op_get_used(struct fz_input *in)
 
 	n = virtq_get_used(fz.vq, cookies, with_lens ? lens : NULL, max);
 	FZ_CHECK(n <= max);
+	if (n > 0)
+		fz.armed_idle = false;
 	if (was_broken)
 		FZ_CHECK(n == 0);
 	for (i = 0; i < n; i++)
@@ -315,33 +318,95 @@ fz_op_hostile(struct fz_input *in)
 	}
 }
 
+/* Take every completion; honest device: exactly @p expect of them. */
+static void
+fz_take_all(int expect)
+{
+	void *cookies[64];
+	uint32_t lens[64];
+	uint16_t n, total = 0;
+
+	do {
+		n = virtq_get_used(fz.vq, cookies, lens, RTE_DIM(cookies));
+		for (uint16_t i = 0; i < n; i++)
+			fz_give_back(cookies[i], true, lens[i]);
+		total += n;
+	} while (n == RTE_DIM(cookies));
+	if (total > 0)
+		fz.armed_idle = false;
+	if (!fz.hostile && expect >= 0)
+		FZ_CHECK(total == expect);
+}
+
+/*
+ * Arming and the wakeup hints. With an honest device: virtq_poll() after
+ * virtq_enable_intr_prepare() says "work" whenever completions are pending
+ * (else a wakeup is lost); the monitor address does not let a core sleep
+ * over pending completions; virtq_used_count() is what virtq_get_used()
+ * then takes.
+ */
 static void
 fz_op_intr(struct fz_input *in)
 {
 	uint8_t what = fz_u8(in);
 	uint64_t expected, mask;
+	volatile void *addr;
+	uint16_t pending;
 	uint8_t size;
 	uint32_t opaque;
+	bool work;
 
 	switch (what % 4) {
 	case 0:
 		opaque = virtq_enable_intr_prepare(fz.vq);
-		(void)virtq_poll(fz.vq, opaque);
+		work = virtq_poll(fz.vq, opaque);
 		FZ_CHECK(virtq_intr_enabled(fz.vq) || virtq_is_broken(fz.vq));
+		pending = virtq_used_count(fz.vq);
+		if (!fz.hostile)
+			FZ_CHECK(work || pending == 0);
+		fz.armed_idle = !work && pending == 0 && !virtq_is_broken(fz.vq);
 		break;
 	case 1:
 		virtq_disable_intr(fz.vq);
 		FZ_CHECK(!virtq_intr_enabled(fz.vq) || virtq_is_broken(fz.vq));
+		fz.armed_idle = false;
 		break;
 	case 2:
-		if (virtq_monitor_addr(fz.vq, &expected, &mask, &size) == NULL)
+		addr = virtq_monitor_addr(fz.vq, &expected, &mask, &size);
+		if (addr == NULL) {
 			FZ_CHECK(virtq_is_broken(fz.vq));
+			break;
+		}
+		FZ_CHECK(size == 2);
+		if (!fz.hostile && virtq_used_count(fz.vq) != 0)
+			FZ_CHECK((*(volatile uint16_t *)addr & mask) != expected);
 		break;
 	default:
-		if (virtq_used_count(fz.vq) != 0)
+		pending = virtq_used_count(fz.vq);
+		if (pending != 0)
 			FZ_CHECK(!virtq_is_broken(fz.vq));
+		fz_take_all(pending);
 		break;
 	}
+}
+
+/*
+ * The honest device publishes what it pushed and decides whether to notify:
+ * armed with no work seen, a completion must be notified (a lost wakeup
+ * otherwise: the rx interrupt would never fire).
+ */
+static void
+fz_op_dev_flush(void)
+{
+	uint64_t before = fz.dev.chains_published;
+	bool call = fake_dev_flush(&fz.dev);
+
+	if (fz.dev.chains_published == before)
+		return;
+	if (fz.armed_idle && !fz.hostile)
+		FZ_CHECK(call);
+	if (call)
+		fz.armed_idle = false;
 }
 
 static void
@@ -389,7 +454,7 @@ fz_run(struct fz_input *in)
 			break;
 		case 7:
 			if (fz.dev_up)
-				(void)fake_dev_flush(&fz.dev);
+				fz_op_dev_flush();
 			break;
 		case 8:
 			fz_op_hostile(in);
@@ -444,6 +509,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       virtq_driver_area(fz.vq), virtq_device_area(fz.vq)) == 0);
 	fz.dev_up = true;
 	fz.hostile = false;
+	fz.armed_idle = false;
 	fz.ntok = 0;
 	fz.nheld = 0;
 	fz.held_descs = 0;
