@@ -16,8 +16,10 @@
  * unit tests' fake device: pops, completes with a len within the chain's
  * writable length, flushes) takes the queue to deep states; the hostile
  * device writes anything into the device's side of the ring (split: used
- * idx, used entries' id and len; packed: any descriptor's id, len, flags);
- * the driver takes used buffers, counts them, arms, polls and disarms.
+ * idx, used entries' id and len; packed: any descriptor's id, len, flags;
+ * both: its event suppression area); the driver takes used buffers, counts
+ * them, arms, polls and disarms, and stops and restarts the queue (detach
+ * everything, virtq_init() at a new start index) as dev_stop/dev_start do.
  *
  * Invariants, each an abort(): get_used never returns a cookie that is not
  * outstanding (handed out, not yet returned), never one twice, never a len
@@ -271,6 +273,24 @@ fz_op_hostile(struct fz_input *in)
 	uint32_t v = fz_u32(in);
 
 	fz.hostile = true;
+	if (what & 0x80) {
+		/* The device's event suppression, read by virtq_kick_prepare(). */
+		if (fz.p.layout == VIRTQ_LAYOUT_SPLIT) {
+			struct virtq_used *used = virtq_device_area(fz.vq);
+
+			if (what & 1)
+				__atomic_store_n(&used->flags, (uint16_t)v, __ATOMIC_RELAXED);
+			else
+				__atomic_store_n(virtq_avail_event(used, fz.p.num), (uint16_t)v,
+						 __ATOMIC_RELAXED);
+		} else {
+			struct virtq_packed_event *ev = virtq_device_area(fz.vq);
+
+			__atomic_store_n(&ev->off_wrap, (uint16_t)(v >> 16), __ATOMIC_RELAXED);
+			__atomic_store_n(&ev->flags, (uint16_t)v, __ATOMIC_RELEASE);
+		}
+		return;
+	}
 	if (fz.p.layout == VIRTQ_LAYOUT_SPLIT) {
 		struct virtq_used *used = virtq_device_area(fz.vq);
 
@@ -421,6 +441,49 @@ fz_op_dev_event(struct fz_input *in)
 		fake_dev_set_avail_event(&fz.dev, v);
 }
 
+/* Attach the honest device to the ring as virtq_init() laid it out. */
+static void
+fz_dev_attach(void)
+{
+	FZ_CHECK(fake_dev_init(&fz.dev, &fz.p, virtq_vring_base(fz.vq), virtq_desc_area(fz.vq),
+			       virtq_driver_area(fz.vq), virtq_device_area(fz.vq)) == 0);
+	fz.dev_up = true;
+	fz.nheld = 0;
+}
+
+/* The queue is stopped: every outstanding cookie comes back, once. */
+static void
+fz_detach_all(void)
+{
+	void *cookie;
+
+	while ((cookie = virtq_detach_unused(fz.vq)) != NULL)
+		fz_give_back(cookie, false, 0);
+	FZ_CHECK(fz.held_descs == 0);
+	FZ_CHECK(virtq_num_free(fz.vq) == fz.p.num);
+}
+
+/*
+ * Stop and start again, as the PMD does at dev_stop/dev_start or a
+ * reconnection: detach everything, virtq_init() at a new start index (what
+ * GET_VRING_BASE answered, or any), a new device on the ring. The hostile
+ * device's writes are gone with the old ring; the queue is healthy again.
+ */
+static void
+fz_op_restart(struct fz_input *in)
+{
+	uint16_t start = fz_u16(in);
+
+	fz_detach_all();
+	fake_dev_fini(&fz.dev);
+	fz.p.start_idx = (start & 1) ? virtq_last_used_idx(fz.vq) : start;
+	FZ_CHECK(virtq_init(fz.vq, &fz.p, fz.ring) == 0);
+	FZ_CHECK(!virtq_is_broken(fz.vq) && virtq_stats(fz.vq)->bad_used == 0);
+	fz.hostile = false;
+	fz.armed_idle = false;
+	fz_dev_attach();
+}
+
 static void
 fz_run(struct fz_input *in)
 {
@@ -460,7 +523,9 @@ fz_run(struct fz_input *in)
 			fz_op_hostile(in);
 			break;
 		default:
-			if (op & 0x10) {
+			if ((op & 0xf0) == 0xf0)
+				fz_op_restart(in);
+			else if (op & 0x10) {
 				if (fz.dev_up)
 					fz_op_dev_event(in);
 			} else {
@@ -482,7 +547,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_input in = { data, size };
 	uint8_t cfg;
 	size_t state_size;
-	void *cookie;
 
 	fuzz_quiet_logs();
 	if (size < 3)
@@ -505,23 +569,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(fz.ring != NULL && fz.vq != NULL);
 	memset(fz.vq, 0x5a, state_size);
 	FZ_CHECK(virtq_init(fz.vq, &fz.p, fz.ring) == 0);
-	FZ_CHECK(fake_dev_init(&fz.dev, &fz.p, virtq_vring_base(fz.vq), virtq_desc_area(fz.vq),
-			       virtq_driver_area(fz.vq), virtq_device_area(fz.vq)) == 0);
-	fz.dev_up = true;
+	fz_dev_attach();
 	fz.hostile = false;
 	fz.armed_idle = false;
 	fz.ntok = 0;
-	fz.nheld = 0;
 	fz.held_descs = 0;
 	memset(fz.tok, 0, sizeof(fz.tok));
 
 	fz_run(&in);
-
-	/* The queue is stopped: every outstanding cookie comes back, once. */
-	while ((cookie = virtq_detach_unused(fz.vq)) != NULL)
-		fz_give_back(cookie, false, 0);
-	FZ_CHECK(fz.held_descs == 0);
-	FZ_CHECK(virtq_num_free(fz.vq) == fz.p.num);
+	fz_detach_all();
 
 	fake_dev_fini(&fz.dev);
 	free(fz.vq);
