@@ -108,10 +108,11 @@ for t in "${targets[@]}"; do
     mkdir -p "$work"
     [ -d "$repo_corpus" ] && cp "$repo_corpus"/* "$work"/ 2>/dev/null
     before=$(find "$work" -type f | wc -l)
+    read -r -a extra <<<"$(fuzz_opts "$t")"
     # The fuzzer's own budget, then timeout(1)'s, by PID: it is ended either way.
     timeout -k 5 $((secs + 30)) nice -n 5 "$build/tests/fuzz/fuzz_$t" \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$t")" \
-        -print_final_stats=1 $(fuzz_opts "$t") -artifact_prefix="$out/" "$work" >"$log" 2>&1 &
+        -print_final_stats=1 "${extra[@]}" -artifact_prefix="$out/" "$work" >"$log" 2>&1 &
     pid=$!
     wait "$pid"
     rc=$?
