@@ -232,10 +232,10 @@ fuzz_answer(struct vnapi_vhost_user *vu, int sv[2], const uint8_t *buf, size_t l
 	expect = fuzz_expect_answer(request, buf, len, with_fd, close_after, &expect_v,
 				    &reply_len);
 	/*
-	 * A short answer must time out: 50 ms. Any other outcome must not,
+	 * A short answer must time out: 10 ms. Any other outcome must not,
 	 * however loaded the machine: the answer gets 2 s.
 	 */
-	vu->reply_timeout_ms = expect == -ETIMEDOUT ? 50 : 2000;
+	vu->reply_timeout_ms = expect == -ETIMEDOUT ? 10 : 2000;
 	if (with_fd) {
 		a.fd = eventfd(0, EFD_CLOEXEC);
 		if (a.fd < 0)
@@ -325,7 +325,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sv[1] = -1;
 	}
 	vu.sock = sv[0];
-	vu.reply_timeout_ms = 50;
+	vu.reply_timeout_ms = 10;
 
 	if (via_request) {
 		ret = vnapi_vhost_user_get_features(&vu, &v);
