@@ -14,11 +14,12 @@
  * made, as net_vnapi with server=1 gets it; else a socketpair, as a client's
  * connection; bit 4: the bytes answer a request, GET_FEATURES or, with bit
  * 5, GET_VRING_BASE: the back end reads the request, then writes them), the
- * rest (at most 1024 bytes) is written by the back end. Whatever the bytes, poll_inbound must read them all (the
- * socket is not readable afterwards, so a level-triggered watch does not
- * fire again), report -EPROTO with the exact count (0 and -ECONNRESET only
- * for nothing and a bare close), close every received descriptor, and a
- * request must fail with -EPROTO and close the connection.
+ * rest (at most 1024 bytes) is written by the back end. Whatever the bytes,
+ * poll_inbound must read them all (the socket is not readable afterwards,
+ * so a level-triggered watch does not fire again), report -EPROTO with the
+ * exact count (0 and -ECONNRESET only for nothing and a bare close), close
+ * every received descriptor, and a request must fail with -EPROTO and close
+ * the connection.
  *
  * As an answer, the bytes go through the request's real receive path
  * (vnapi_vhost_user_xfer: header, payload, received descriptors, then
