@@ -30,6 +30,7 @@ log() { printf 'setup: %s\n' "$*"; }
 
 packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftools
           pkg-config gcc clang make libnuma-dev libpcap-dev dpkg-dev
+          libclang-rt-14-dev        # clang's libFuzzer (devtools/fuzz.sh); only recommended by clang
           qemu-system-x86 busybox-static
           openvswitch-switch-dpdk   # OVS-DPDK: a real peer in the suite (test_ovs.py)
           python3-matplotlib)       # the figure of devtools/demo.sh
