@@ -20,6 +20,8 @@
  * interrupt thread) before it answered; port 1 came back (reconnects = 1);
  * every mbuf back in its pool at the end. A driver that runs the handshake
  * in EAL's interrupt thread delivers the LSC event only after the answer.
+ * Then port 1 reconnects to a silent back end once more and is closed
+ * meanwhile: the close must not wait for the back end's answer.
  */
 
 #ifndef _GNU_SOURCE
@@ -396,7 +398,7 @@ main(int argc, char **argv)
 		.ttl = 64,
 	};
 	uint8_t frame[SH_PKT_LEN];
-	uint64_t t_req, t_answer, t_sent, t_lsc, wake, deadline, reconnects;
+	uint64_t t_req, t_answer, t_sent, t_lsc, t_closed, wake, deadline, reconnects;
 	unsigned int i, sent, lsc_before;
 	int ret = -1;
 
@@ -541,6 +543,33 @@ main(int argc, char **argv)
 	peer_tap(lsc.in_intr_thread, "the LSC callback ran in EAL's interrupt thread");
 	peer_tap(reconnects == 1, "port 1 came back after the slow handshake (reconnects %" PRIu64 ")",
 		 reconnects);
+
+	/* An ethdev op during a slow handshake cuts it short instead of
+	 * waiting for the back end: close port 1 while it is silent again. */
+	pthread_mutex_lock(&be.mu);
+	be.t_req = 0;
+	be.slow_next = true;
+	pthread_mutex_unlock(&be.mu);
+	{
+		uint64_t one = 1;
+
+		if (write(be.drop_fd, &one, sizeof(one)) != sizeof(one)) {
+			peer_fail("drop: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (BE_WAIT_FOR(be.t_req != 0) != 0) {
+		peer_fail("port 1 did not reconnect to the slow back end within %.0f s", SH_WAIT_S);
+		goto out;
+	}
+	t_req = be.t_req;
+	ret = peer_port_remove("net_vnapi1", &port1, &p1_probed);
+	t_closed = peer_now_ns();
+	printf("# second slow handshake: port 1 closed and removed %.1f ms after the back end read its first request\n",
+	       ms_since(t_closed, t_req));
+	peer_tap(ret == 0 && t_closed < t_req + (uint64_t)SH_DELAY_MS * 1000000,
+		 "closing port 1 during a slow handshake did not wait for the back end (%.1f ms < %u ms; ret %d)",
+		 ms_since(t_closed, t_req), SH_DELAY_MS, ret);
 	ret = 0;
 
 out:
