@@ -11,13 +11,15 @@
  *
  * The slow back end answers port 1's probe at once, then drops the
  * connection: port 1 reconnects by itself and the back end, this time,
- * accepts, reads the first request and answers only 3 s later. During those
- * 3 s the test sends packets from port A to port 0, whose rx queue a thread
+ * accepts, reads the first request and answers only 4 s later. During those
+ * 4 s the test sends packets from port A to port 0, whose rx queue a thread
  * waits on in rx-interrupt mode, then removes port A, which takes port 0's
- * link down (an LSC event). Verdicts (exact, no latency bound): every
- * packet reached port 0 through an interrupt wakeup that happened before
- * the slow back end answered; port 0's LSC event was delivered (in EAL's
- * interrupt thread) before it answered; port 1 came back (reconnects = 1);
+ * link down (an LSC event), then adds it again: port 0 reconnects (its rx
+ * sleeper woken, link up, LSC) and gets packets again. Verdicts (exact, no
+ * latency bound): every packet reached port 0 through an interrupt wakeup,
+ * each burst's before the slow back end answered; port 0's LSC events (down,
+ * then up after its reconnection) were delivered (in EAL's interrupt
+ * thread) before it answered; port 1 came back (reconnects = 1);
  * every mbuf back in its pool at the end. A driver that runs the handshake
  * in EAL's interrupt thread delivers the LSC event only after the answer.
  * Then port 1 reconnects to a silent back end once more and is closed
@@ -53,10 +55,10 @@
 #include "peer_util.h"
 
 #define SH_NAME        "slow_handshake"
-/* The slow back end's silence: the issue's 2 s, plus 1 s of margin for
- * net_vhost's removal, which takes up to its event thread's 1 s poll
- * timeout before port 0 sees the loss (measured: ~950 ms). */
-#define SH_DELAY_MS    3000
+/* The slow back end's silence: the issue's 2 s, plus 2 s of margin for
+ * net_vhost (22.11): its removal and its accept of port 0's reconnection
+ * each take up to its event thread's 1 s poll timeout (~950 ms each). */
+#define SH_DELAY_MS    4000
 #define SH_PKTS        32
 #define SH_PKT_LEN     128
 #define SH_POOL_SIZE   4095
@@ -365,6 +367,37 @@ on_lsc(uint16_t port, enum rte_eth_event_type type, void *cb_arg, void *ret_para
 	return 0;
 }
 
+/* SH_PKTS frames from @p port (net_vhost) to port 0, retried until
+ * @p deadline_ns: how many went. */
+static unsigned int
+send_pkts(uint16_t port, struct rte_mempool *mp, uint16_t id0, uint64_t deadline_ns)
+{
+	struct peer_udp udp = {
+		.src = {{ 0x02, 0, 0, 0, 0, 0xa }}, .dst = {{ 0x02, 0, 0, 0, 0, 0x0 }},
+		.ip_src = 0x0a000001, .ip_dst = 0x0a000002, .port_src = 1000, .port_dst = 2000,
+		.ttl = 64,
+	};
+	uint8_t frame[SH_PKT_LEN];
+	struct rte_mbuf *m[SH_PKTS];
+	unsigned int i, sent;
+
+	for (i = 0; i < SH_PKTS; i++) {
+		udp.ip_id = (uint16_t)(id0 + i);
+		peer_udp_fill(frame, sizeof(frame), &udp);
+		m[i] = peer_mbuf_copy(mp, frame, sizeof(frame), UINT32_MAX);
+		if (m[i] == NULL) {
+			if (i > 0)
+				rte_pktmbuf_free_bulk(m, i);
+			return 0;
+		}
+	}
+	for (sent = 0; sent < SH_PKTS && peer_now_ns() < deadline_ns; )
+		sent += rte_eth_tx_burst(port, 0, m + sent, SH_PKTS - sent);
+	if (sent < SH_PKTS)
+		rte_pktmbuf_free_bulk(m + sent, SH_PKTS - sent);
+	return sent;
+}
+
 /* Poll (1 ms) until *v >= want or @p deadline_ns. */
 static bool
 wait_u64(const uint64_t *v, uint64_t want, uint64_t deadline_ns)
@@ -389,17 +422,11 @@ main(int argc, char **argv)
 	char sock0[96], sock1[104], prefix[64], args[256];
 	uint16_t port_a = RTE_MAX_ETHPORTS, port0 = RTE_MAX_ETHPORTS, port1 = RTE_MAX_ETHPORTS;
 	bool a_probed = false, p0_probed = false, p1_probed = false, rxw_up = false;
-	struct peer_port_conf conf = { .nb_queues = 1 };
-	struct rte_mbuf *m[SH_PKTS];
+	struct peer_port_conf conf = { .nb_queues = 1 }, conf_a;
 	struct rte_mempool *mp = NULL;
-	struct peer_udp udp = {
-		.src = {{ 0x02, 0, 0, 0, 0, 0xa }}, .dst = {{ 0x02, 0, 0, 0, 0, 0x0 }},
-		.ip_src = 0x0a000001, .ip_dst = 0x0a000002, .port_src = 1000, .port_dst = 2000,
-		.ttl = 64,
-	};
-	uint8_t frame[SH_PKT_LEN];
-	uint64_t t_req, t_answer, t_sent, t_lsc, t_closed, wake, deadline, reconnects;
-	unsigned int i, sent, lsc_before;
+	uint64_t t_req, t_answer, t_sent, t_lsc, t_lsc_up, t_closed, wake, wake2, deadline, reconnects;
+	unsigned int sent, sent2, lsc_before;
+	bool lsc_down;
 	int ret = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -448,6 +475,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	p1_probed = true;
+	conf_a = conf;
+	conf_a.quiet = true;
 	conf.lsc = true;
 	conf.rxq_intr = true;
 	rte_eth_dev_callback_register(port0, RTE_ETH_EVENT_INTR_LSC, on_lsc, NULL);
@@ -486,20 +515,8 @@ main(int argc, char **argv)
 	       SH_DELAY_MS);
 
 	/* During the silence: SH_PKTS packets A -> port 0. */
-	for (i = 0; i < SH_PKTS; i++) {
-		udp.ip_id = (uint16_t)i;
-		peer_udp_fill(frame, sizeof(frame), &udp);
-		m[i] = peer_mbuf_copy(mp, frame, sizeof(frame), UINT32_MAX);
-		if (m[i] == NULL) {
-			peer_fail("mbuf");
-			goto out;
-		}
-	}
 	deadline = peer_now_ns() + (uint64_t)(SH_WAIT_S * 1e9);
-	for (sent = 0; sent < SH_PKTS && peer_now_ns() < deadline; )
-		sent += rte_eth_tx_burst(port_a, 0, m + sent, SH_PKTS - sent);
-	if (sent < SH_PKTS)
-		rte_pktmbuf_free_bulk(m + sent, SH_PKTS - sent);
+	sent = send_pkts(port_a, mp, 0, deadline);
 	t_sent = peer_now_ns();
 	wait_u64(&rxw.rx_woken, SH_PKTS, deadline);
 	wake = __atomic_load_n(&rxw.first_wake, __ATOMIC_ACQUIRE);
@@ -514,6 +531,29 @@ main(int argc, char **argv)
 		peer_sleep_us(1000);
 	t_lsc = __atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE) != lsc_before ?
 		__atomic_load_n(&lsc.t_last, __ATOMIC_ACQUIRE) : 0;
+	lsc_down = lsc.down;
+
+	/* And back: port 0 reconnects, its rings restart, its rx sleeper is
+	 * woken and armed again, link up; then SH_PKTS packets more. */
+	lsc_before = __atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE);
+	if (peer_vhost_probe("net_vhost0", sock0, 1, &port_a) != 0) {
+		peer_fail("probe net_vhost0 again");
+		goto out;
+	}
+	a_probed = true;
+	if (peer_port_start(port_a, "back end", &conf_a) != 0)
+		goto out;
+	deadline = peer_now_ns() + (uint64_t)(SH_WAIT_S * 1e9);
+	while ((__atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE) == lsc_before || lsc.down) &&
+	       peer_now_ns() < deadline)
+		peer_sleep_us(1000);
+	t_lsc_up = __atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE) != lsc_before && !lsc.down ?
+		   __atomic_load_n(&lsc.t_last, __ATOMIC_ACQUIRE) : 0;
+	__atomic_store_n(&rxw.first_wake, 0, __ATOMIC_RELEASE);
+	deadline = peer_now_ns() + (uint64_t)(SH_WAIT_S * 1e9);
+	sent2 = send_pkts(port_a, mp, SH_PKTS, deadline);
+	wait_u64(&rxw.rx_woken, 2 * SH_PKTS, deadline);
+	wake2 = __atomic_load_n(&rxw.first_wake, __ATOMIC_ACQUIRE);
 
 	if (BE_WAIT_FOR(be.t_answer != 0) != 0)
 		peer_fail("the slow back end never answered");
@@ -522,24 +562,31 @@ main(int argc, char **argv)
 	while ((reconnects = peer_xstat(port1, "reconnects")) < 1 && peer_now_ns() < deadline)
 		peer_sleep_us(1000);
 
-	printf("# times from the slow back end's first request (ms): packets sent %.1f, first rx wakeup %.1f, port 0 LSC %.1f, slow answer %.1f\n",
+	printf("# times from the slow back end's first request (ms): packets sent %.1f, rx wakeup %.1f, port 0 LSC down %.1f, LSC up %.1f, rx wakeup after the reconnection %.1f, slow answer %.1f\n",
 	       ms_since(t_sent, t_req), ms_since(wake, t_req), ms_since(t_lsc, t_req),
-	       ms_since(t_answer, t_req));
+	       ms_since(t_lsc_up, t_req), ms_since(wake2, t_req), ms_since(t_answer, t_req));
 	printf("# port 0: %" PRIu64 " wakeups, %" PRIu64 " packets after a wakeup, %" PRIu64 " without; LSC events %u (link %s, %s)\n",
 	       rxw.wakes, rxw.rx_woken, rxw.rx_unwoken, lsc.n, lsc.down ? "down" : "up",
 	       lsc.in_intr_thread ? "EAL interrupt thread" : "another thread");
 	peer_tap(t_answer >= t_req + (uint64_t)SH_DELAY_MS * 1000000,
 		 "the slow back end stayed silent %u ms during port 1's handshake", SH_DELAY_MS);
-	peer_tap(sent == SH_PKTS, "back end sent %u/%u packets to port 0", sent, SH_PKTS);
-	peer_tap(rxw.rx_woken == SH_PKTS && rxw.rx_unwoken == 0,
+	peer_tap(sent == SH_PKTS && sent2 == SH_PKTS, "back end sent %u+%u/%u packets to port 0",
+		 sent, sent2, 2 * SH_PKTS);
+	peer_tap(rxw.rx_woken == 2 * SH_PKTS && rxw.rx_unwoken == 0,
 		 "port 0 received every packet through an rx interrupt wakeup (%" PRIu64 "/%u, %" PRIu64 " without)",
-		 rxw.rx_woken, SH_PKTS, rxw.rx_unwoken);
+		 rxw.rx_woken, 2 * SH_PKTS, rxw.rx_unwoken);
 	peer_tap(wake != 0 && wake < t_answer,
 		 "port 0's rx wakeup came during the slow handshake (at %.1f ms, answer at %.1f ms)",
 		 ms_since(wake, t_req), ms_since(t_answer, t_req));
-	peer_tap(t_lsc != 0 && t_lsc < t_answer && lsc.down,
+	peer_tap(t_lsc != 0 && t_lsc < t_answer && lsc_down,
 		 "port 0's link-down LSC was delivered during the slow handshake (at %.1f ms, answer at %.1f ms)",
 		 ms_since(t_lsc, t_req), ms_since(t_answer, t_req));
+	peer_tap(t_lsc_up != 0 && t_lsc_up < t_answer,
+		 "port 0 reconnected, link-up LSC delivered, during the slow handshake (at %.1f ms, answer at %.1f ms)",
+		 ms_since(t_lsc_up, t_req), ms_since(t_answer, t_req));
+	peer_tap(wake2 != 0 && wake2 < t_answer,
+		 "port 0's rx wakeup after its reconnection came during the slow handshake (at %.1f ms, answer at %.1f ms)",
+		 ms_since(wake2, t_req), ms_since(t_answer, t_req));
 	peer_tap(lsc.in_intr_thread, "the LSC callback ran in EAL's interrupt thread");
 	peer_tap(reconnects == 1, "port 1 came back after the slow handshake (reconnects %" PRIu64 ")",
 		 reconnects);
