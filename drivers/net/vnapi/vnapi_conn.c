@@ -4,24 +4,38 @@
 
 /*
  * The connection state machine (doc/design.md, "Connection"): DOWN (no back
- * end; client: a reconnection alarm with a bounded backoff; server: the
+ * end; client: a reconnection deadline with a bounded backoff; server: the
  * listening socket watched) and UP (negotiated; the connection watched;
  * the rings served when the port is started). Every transition happens
- * under proc->lock, either in a handler of the EAL interrupt thread or in
- * an ethdev op that quiesced the handlers first.
+ * under proc->lock, either in the port's connection thread or in an ethdev
+ * op that quiesced it first.
+ *
+ * The connection thread (one plain pthread per port of the primary
+ * process, not an EAL control thread: its API differs across 22.11..25.11)
+ * waits in poll() on what the state calls for and runs the handshake with
+ * the back end, which may take seconds with a slow one: EAL's interrupt
+ * thread never waits on a peer. It runs no application code: LSC events
+ * go to EAL's interrupt thread through an alarm.
  */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np, pthread_timedjoin_np */
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/membarrier.h>
+#include <poll.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
 #include <rte_common.h>
-#include <rte_interrupts.h>
 #include <rte_pause.h>
 
 #include <ethdev_driver.h>
@@ -34,6 +48,7 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_time.h"
 #include "vnapi_transport.h"
+#include "vnapi_vhost_user.h"
 
 /** First reconnection delay (client); doubles up to reconnect_ms. */
 #define VNAPI_BACKOFF_MIN_MS   50
@@ -42,9 +57,9 @@
 /** Sleep between two looks at a busy gate or a running handler. */
 #define VNAPI_WAIT_NS          20000
 
-static void vnapi_conn_sock_cb(void *arg);
-static void vnapi_conn_listen_cb(void *arg);
-static void vnapi_conn_alarm_cb(void *arg);
+/* How long close() waits for the connection thread to see conn_exit
+ * (it is cancelled out of a handshake; a bound against a bug only). */
+#define VNAPI_CONN_JOIN_MS     10000
 
 static void
 vnapi_short_sleep(void)
@@ -173,69 +188,52 @@ vnapi_conn_wake_rx(struct rte_eth_dev *dev)
 
 /* --------------------------------------------------------- handlers */
 
-static int
-vnapi_conn_watch(struct rte_intr_handle **h, int fd, rte_intr_callback_fn cb,
-		 struct rte_eth_dev *dev)
+static uint32_t
+vnapi_conn_quiesced(const struct vnapi_proc *proc)
 {
-	int ret;
-
-	if (*h == NULL) {
-		*h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-		if (*h == NULL)
-			return -ENOMEM;
-	}
-	if (rte_intr_fd_set(*h, fd) != 0 || rte_intr_type_set(*h, RTE_INTR_HANDLE_EXT) != 0)
-		return -rte_errno;
-	ret = rte_intr_callback_register(*h, cb, dev);
-	if (ret != 0)
-		VNAPI_LOG(ERR, "%s: cannot watch fd %d in the interrupt thread: %s",
-			  dev->data->name, fd, strerror(-ret));
-	return ret;
+	return __atomic_load_n(&proc->quiesce, __ATOMIC_SEQ_CST);
 }
 
-/* Unregister @p cb, waiting for a running call (never from inside it). */
+/* Make the connection thread look at the state again. */
 static void
-vnapi_conn_unwatch(struct rte_intr_handle *h, rte_intr_callback_fn cb, struct rte_eth_dev *dev)
+vnapi_conn_kick(const struct vnapi_proc *proc)
 {
-	if (h == NULL)
-		return;
-	if (rte_thread_is_intr()) {
-		/* An op called from a callback (e.g. an LSC handler): nothing else
-		 * runs in this thread; a running one is removed when it returns. */
-		if (rte_intr_callback_unregister(h, cb, dev) == -EAGAIN)
-			rte_intr_callback_unregister_pending(h, cb, dev, NULL);
-		return;
-	}
-	while (rte_intr_callback_unregister(h, cb, dev) == -EAGAIN)
-		vnapi_short_sleep();
+	uint64_t one = 1;
+
+	if (proc->conn_wake_fd >= 0 &&
+	    write(proc->conn_wake_fd, &one, sizeof(one)) != sizeof(one) && errno != EAGAIN)
+		VNAPI_LOG(ERR, "cannot wake the connection thread: %s", strerror(errno));
 }
 
-/* Under the lock, not quiesced: arm what the state calls for. */
+static void
+vnapi_eventfd_drain(int fd)
+{
+	uint64_t v;
+
+	if (fd >= 0 && read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		VNAPI_LOG(ERR, "eventfd %d: %s", fd, strerror(errno));
+}
+
+/* Under the lock, not quiesced: arm what the state calls for (the
+ * connection thread polls what is armed). */
 static void
 vnapi_conn_arm(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_proc *proc = dev->process_private;
 	const struct vnapi_transport_ops *ops = proc->ops;
-	int fd;
 
-	if (vnapi_connected(hw) && !proc->sock_watched) {
-		fd = ops->event_fd(dev);
-		if (fd >= 0 && vnapi_conn_watch(&proc->sock_intr, fd, vnapi_conn_sock_cb, dev) == 0)
-			proc->sock_watched = true;
-	}
+	if (vnapi_connected(hw) && ops->event_fd(dev) >= 0)
+		proc->sock_watched = true;
 	if (hw->params.server) {
-		fd = ops->listen_fd(dev);
-		if (fd >= 0 && !proc->listen_watched && !proc->alarm_set &&
-		    vnapi_conn_watch(&proc->listen_intr, fd, vnapi_conn_listen_cb, dev) == 0)
+		if (ops->listen_fd(dev) >= 0 && proc->alarm_at_ms == 0)
 			proc->listen_watched = true;
-	} else if (!vnapi_connected(hw) && hw->params.reconnect_ms > 0 && !proc->alarm_set) {
-		if (rte_eal_alarm_set((uint64_t)proc->backoff_ms * 1000, vnapi_conn_alarm_cb,
-				      dev) == 0)
-			proc->alarm_set = true;
-		else
-			VNAPI_LOG(ERR, "%s: cannot set the reconnection alarm", dev->data->name);
+	} else if (!vnapi_connected(hw) && hw->params.reconnect_ms > 0 &&
+		   proc->alarm_at_ms == 0) {
+		proc->alarm_at_ms = vnapi_now_ms() + proc->backoff_ms;
 	}
+	/* The caller wakes the connection thread (vnapi_conn_kick), unless it
+	 * is that thread. */
 }
 
 /*
@@ -310,82 +308,91 @@ vnapi_conn_up(struct rte_eth_dev *dev, unsigned int wait_ms, bool *lsc)
 	return 0;
 }
 
+/* EAL interrupt thread: deliver the LSC events the connection thread found. */
+static void
+vnapi_conn_lsc_alarm(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct vnapi_proc *proc = dev->process_private;
+	uint32_t n;
+
+	if (proc == NULL)
+		return;
+	/* Pairs with the fetch-add in vnapi_conn_lsc_post(): an event added
+	 * after this exchange sets a new alarm. */
+	n = __atomic_exchange_n(&proc->lsc_due, 0, __ATOMIC_ACQ_REL);
+	/* The application's callback may close the port: look again each time. */
+	while (n-- > 0 && dev->process_private != NULL)
+		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+}
+
+/* Connection thread, outside the lock: hand an LSC event to EAL's
+ * interrupt thread, where applications expect it (their callback may call
+ * ethdev ops, which quiesce this thread). */
+static void
+vnapi_conn_lsc_post(struct rte_eth_dev *dev, bool lsc)
+{
+	struct vnapi_proc *proc = dev->process_private;
+
+	if (!lsc)
+		return;
+	if (__atomic_fetch_add(&proc->lsc_due, 1, __ATOMIC_ACQ_REL) == 0 &&
+	    rte_eal_alarm_set(1, vnapi_conn_lsc_alarm, dev) != 0)
+		VNAPI_LOG(ERR, "%s: cannot set the LSC alarm: an LSC event is lost",
+			  dev->data->name);
+}
+
+/* An op's thread, outside the lock: deliver the event at once. */
 static void
 vnapi_conn_lsc(struct rte_eth_dev *dev, bool lsc)
 {
-	/* Outside the lock: the application's callback may call ethdev ops. */
 	if (lsc)
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
 }
 
-/* The connection is readable: a close, or bytes the back end may not send. */
-static void
-vnapi_conn_sock_cb(void *arg)
+/* Under the lock: the connection is readable: a close, or bytes the back
+ * end may not send. */
+static bool
+vnapi_conn_on_sock(struct rte_eth_dev *dev)
 {
-	struct rte_eth_dev *dev = arg;
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_proc *proc = dev->process_private;
-	bool lsc = false;
-	int ret = 0;
-
-	pthread_mutex_lock(&proc->lock);
-	if (proc->quiesce == 0) {
-		ret = proc->ops->poll(dev);
-		if (ret == 0) {
-			pthread_mutex_unlock(&proc->lock);
-			return; /* nothing was pending: not readable any more */
-		}
-	}
-	/* Quiesced (an op runs) or lost: stop watching; the fd stays readable. */
-	rte_intr_callback_unregister_pending(proc->sock_intr, vnapi_conn_sock_cb, arg, NULL);
-	proc->sock_watched = false;
-	if (proc->quiesce == 0) {
-		if (ret == -EPROTO)
-			hw->ctrl_violations++;
-		lsc = vnapi_conn_lost(dev, ret == -EPROTO ?
-				      "protocol violation by the vhost-user back end" :
-				      "vhost-user back end went away");
-		vnapi_conn_arm(dev);
-	}
-	pthread_mutex_unlock(&proc->lock);
-	vnapi_conn_lsc(dev, lsc);
-}
-
-/* Server: a back end is connecting. */
-static void
-vnapi_conn_listen_cb(void *arg)
-{
-	struct rte_eth_dev *dev = arg;
-	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_proc *proc = dev->process_private;
-	bool lsc_down = false, lsc_up = false;
 	int ret;
 
-	pthread_mutex_lock(&proc->lock);
-	if (proc->quiesce != 0) {
-		rte_intr_callback_unregister_pending(proc->listen_intr, vnapi_conn_listen_cb, arg,
-						     NULL);
-		proc->listen_watched = false;
-		pthread_mutex_unlock(&proc->lock);
-		return;
-	}
+	ret = proc->ops->poll(dev);
+	if (ret == 0)
+		return false; /* nothing was pending: not readable any more */
+	proc->sock_watched = false;
+	if (ret == -EPROTO)
+		hw->ctrl_violations++;
+	return vnapi_conn_lost(dev, ret == -EPROTO ?
+			       "protocol violation by the vhost-user back end" :
+			       "vhost-user back end went away");
+}
+
+/* Under the lock: server: a back end is connecting. */
+static void
+vnapi_conn_on_listen(struct rte_eth_dev *dev, bool *lsc_down, bool *lsc_up)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_proc *proc = dev->process_private;
+	int ret;
+
 	/* A restarted back end may connect before we saw the old one close. */
 	if (vnapi_connected(hw)) {
 		ret = proc->ops->poll(dev);
 		if (ret != 0) {
-			if (proc->sock_watched)
-				rte_intr_callback_unregister(proc->sock_intr, vnapi_conn_sock_cb, dev);
 			proc->sock_watched = false;
 			if (ret == -EPROTO)
 				hw->ctrl_violations++;
-			lsc_down = vnapi_conn_lost(dev, ret == -EPROTO ?
+			*lsc_down = vnapi_conn_lost(dev, ret == -EPROTO ?
 					"protocol violation by the vhost-user back end" :
 					"vhost-user back end went away");
 		}
 	}
 	ret = proc->ops->accept(dev);
 	if (ret == 0) {
-		ret = vnapi_conn_up(dev, 0, &lsc_up);
+		ret = vnapi_conn_up(dev, 0, lsc_up);
 		if (ret != 0)
 			VNAPI_LOG(ERR, "%s: the back end that connected to %s was refused (%s); waiting for another",
 				  dev->data->name, hw->params.path, strerror(-ret));
@@ -394,42 +401,166 @@ vnapi_conn_listen_cb(void *arg)
 		 * instead of spinning. */
 		VNAPI_LOG(ERR, "%s: accept on %s: %s; retrying in %u ms", dev->data->name,
 			  hw->params.path, strerror(-ret), VNAPI_ACCEPT_RETRY_MS);
-		rte_intr_callback_unregister_pending(proc->listen_intr, vnapi_conn_listen_cb, arg,
-						     NULL);
 		proc->listen_watched = false;
-		if (rte_eal_alarm_set(VNAPI_ACCEPT_RETRY_MS * 1000, vnapi_conn_alarm_cb, dev) == 0)
-			proc->alarm_set = true;
+		proc->alarm_at_ms = vnapi_now_ms() + VNAPI_ACCEPT_RETRY_MS;
 	}
-	vnapi_conn_arm(dev);
-	pthread_mutex_unlock(&proc->lock);
-	vnapi_conn_lsc(dev, lsc_down);
-	vnapi_conn_lsc(dev, lsc_up);
 }
 
-/* Client: try to reconnect (server: re-arm the listening socket). */
-static void
-vnapi_conn_alarm_cb(void *arg)
+/* Under the lock: the deadline passed. Client: try to reconnect (server:
+ * the listening socket is watched again). */
+static bool
+vnapi_conn_on_alarm(struct rte_eth_dev *dev)
 {
-	struct rte_eth_dev *dev = arg;
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_proc *proc = dev->process_private;
 	bool lsc = false;
+
+	proc->alarm_at_ms = 0;
+	if (!hw->params.server && !vnapi_connected(hw) &&
+	    vnapi_conn_up(dev, 0, &lsc) != 0)
+		proc->backoff_ms = RTE_MIN(proc->backoff_ms * 2, hw->params.reconnect_ms);
+	return lsc;
+}
+
+/*
+ * The connection thread. Under the lock it reads what is armed, outside
+ * it waits in poll() for that (and for its wake eventfd), then under the
+ * lock again runs the handlers of what is ready, unless an op quiesced it
+ * meanwhile. The fds it polls may be closed by an op meanwhile: a handler
+ * only does non-blocking checks first (read, accept), so a stale readiness
+ * is harmless, and every op ends with resume(), which wakes the thread.
+ */
+static void *
+vnapi_conn_thread(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct vnapi_proc *proc = dev->process_private;
+	const struct vnapi_transport_ops *ops = proc->ops;
+
+	/* This thread's vhost-user waits end when an op quiesces it. */
+	vnapi_vhost_user_cancel_fd_set(proc->conn_cancel_fd);
+	for (;;) {
+		struct pollfd pfd[3];
+		bool lsc_sock = false, lsc_down = false, lsc_up = false, lsc_alarm = false;
+		int sock_i = -1, listen_i = -1, timeout = -1;
+		unsigned int n = 0;
+		uint64_t now;
+
+		pthread_mutex_lock(&proc->lock);
+		if (proc->conn_exit) {
+			pthread_mutex_unlock(&proc->lock);
+			break;
+		}
+		pfd[n++] = (struct pollfd){ .fd = proc->conn_wake_fd, .events = POLLIN };
+		if (vnapi_conn_quiesced(proc) == 0) {
+			if (proc->sock_watched && ops->event_fd(dev) >= 0) {
+				sock_i = n;
+				pfd[n++] = (struct pollfd){ .fd = ops->event_fd(dev), .events = POLLIN };
+			}
+			if (proc->listen_watched && ops->listen_fd(dev) >= 0) {
+				listen_i = n;
+				pfd[n++] = (struct pollfd){ .fd = ops->listen_fd(dev), .events = POLLIN };
+			}
+			if (proc->alarm_at_ms != 0) {
+				now = vnapi_now_ms();
+				timeout = proc->alarm_at_ms > now ?
+					  (int)RTE_MIN(proc->alarm_at_ms - now, (uint64_t)INT_MAX) : 0;
+			}
+		}
+		pthread_mutex_unlock(&proc->lock);
+
+		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
+			VNAPI_LOG(ERR, "%s: connection thread: poll: %s", dev->data->name,
+				  strerror(errno));
+			vnapi_short_sleep();
+			continue;
+		}
+		if (pfd[0].revents != 0)
+			vnapi_eventfd_drain(proc->conn_wake_fd);
+
+		pthread_mutex_lock(&proc->lock);
+		/* A quiesce that began before this drain is seen by the check
+		 * below; one that begins after it writes the cancel eventfd
+		 * after its increment, so the handshake's waits see it. */
+		vnapi_eventfd_drain(proc->conn_cancel_fd);
+		if (vnapi_conn_quiesced(proc) == 0 && !proc->conn_exit) {
+			if (sock_i >= 0 && pfd[sock_i].revents != 0 && proc->sock_watched)
+				lsc_sock = vnapi_conn_on_sock(dev);
+			if (listen_i >= 0 && pfd[listen_i].revents != 0 && proc->listen_watched)
+				vnapi_conn_on_listen(dev, &lsc_down, &lsc_up);
+			if (proc->alarm_at_ms != 0 && vnapi_now_ms() >= proc->alarm_at_ms)
+				lsc_alarm = vnapi_conn_on_alarm(dev);
+			if (vnapi_conn_quiesced(proc) == 0)
+				vnapi_conn_arm(dev);
+		}
+		pthread_mutex_unlock(&proc->lock);
+		vnapi_conn_lsc_post(dev, lsc_sock);
+		vnapi_conn_lsc_post(dev, lsc_down);
+		vnapi_conn_lsc_post(dev, lsc_up);
+		vnapi_conn_lsc_post(dev, lsc_alarm);
+	}
+	vnapi_vhost_user_cancel_fd_set(-1);
+	return NULL;
+}
+
+static int
+vnapi_conn_thread_start(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	char name[16];
 	int ret;
 
-	pthread_mutex_lock(&proc->lock);
-	proc->alarm_set = false;
-	if (proc->quiesce != 0) {
+	proc->conn_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	proc->conn_cancel_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (proc->conn_wake_fd < 0 || proc->conn_cancel_fd < 0) {
+		ret = -errno;
+		VNAPI_INIT_LOG(ERR, "%s: eventfd: %s", dev->data->name, strerror(-ret));
+		return ret;
+	}
+	/* A plain pthread (see the top of this file); it inherits the
+	 * caller's CPU affinity, usually the main lcore's. */
+	ret = pthread_create(&proc->conn_thread, NULL, vnapi_conn_thread, dev);
+	if (ret != 0) {
+		VNAPI_INIT_LOG(ERR, "%s: cannot create the connection thread: %s",
+			       dev->data->name, strerror(ret));
+		return -ret;
+	}
+	snprintf(name, sizeof(name), "vnapi-conn%u", (unsigned int)dev->data->port_id % 10000);
+	pthread_setname_np(proc->conn_thread, name);
+	proc->conn_thread_up = true;
+	return 0;
+}
+
+/* Close: end the thread (quiesced for good: it runs no handler any more). */
+static void
+vnapi_conn_thread_stop(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+	struct timespec ts;
+
+	if (proc->conn_thread_up) {
+		pthread_mutex_lock(&proc->lock);
+		proc->conn_exit = true;
 		pthread_mutex_unlock(&proc->lock);
-		return;
+		vnapi_conn_kick(proc);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += VNAPI_CONN_JOIN_MS / 1000;
+		if (pthread_timedjoin_np(proc->conn_thread, NULL, &ts) != 0) {
+			VNAPI_LOG(ERR, "%s: the connection thread did not end within %u ms; left detached",
+				  dev->data->name, VNAPI_CONN_JOIN_MS);
+			pthread_detach(proc->conn_thread);
+		}
+		proc->conn_thread_up = false;
 	}
-	if (!hw->params.server && !vnapi_connected(hw)) {
-		ret = vnapi_conn_up(dev, 0, &lsc);
-		if (ret != 0)
-			proc->backoff_ms = RTE_MIN(proc->backoff_ms * 2, hw->params.reconnect_ms);
-	}
-	vnapi_conn_arm(dev);
-	pthread_mutex_unlock(&proc->lock);
-	vnapi_conn_lsc(dev, lsc);
+	/* An LSC event not delivered yet would find the port gone. An alarm
+	 * running now (its callback closing the port) is not waited for. */
+	rte_eal_alarm_cancel(vnapi_conn_lsc_alarm, dev);
+	if (proc->conn_wake_fd >= 0)
+		close(proc->conn_wake_fd);
+	if (proc->conn_cancel_fd >= 0)
+		close(proc->conn_cancel_fd);
+	proc->conn_wake_fd = -1;
+	proc->conn_cancel_fd = -1;
 }
 
 /* ------------------------------------------------------- ethdev side */
@@ -444,6 +575,8 @@ vnapi_conn_probe(struct rte_eth_dev *dev)
 	vnapi_membarrier_register();
 	pthread_mutex_init(&proc->lock, NULL);
 	proc->listen_fd = -1;
+	proc->conn_wake_fd = -1;
+	proc->conn_cancel_fd = -1;
 	proc->backoff_ms = VNAPI_BACKOFF_MIN_MS;
 	if (hw->params.server) {
 		ret = proc->ops->listen(dev);
@@ -451,34 +584,57 @@ vnapi_conn_probe(struct rte_eth_dev *dev)
 			return ret;
 		vnapi_backend_assume(dev);
 	} else {
+		/* In the probing thread, as before: the application waits for
+		 * its port here anyway. */
 		ret = vnapi_backend_connect(dev, VNAPI_CONNECT_TIMEOUT_MS);
 		if (ret != 0)
 			return ret;
 	}
+	ret = vnapi_conn_thread_start(dev);
+	if (ret != 0) {
+		vnapi_conn_thread_stop(dev);
+		vnapi_backend_disconnect(dev);
+		proc->ops->unlisten(dev);
+		return ret;
+	}
 	pthread_mutex_lock(&proc->lock);
 	vnapi_conn_arm(dev);
 	pthread_mutex_unlock(&proc->lock);
+	vnapi_conn_kick(proc);
 	return 0;
 }
 
+/*
+ * The hand-over between an op (application thread, or EAL's interrupt
+ * thread when called from an LSC callback) and the connection thread:
+ * 1. quiesce is raised (atomic, no lock): a handler not yet begun sees it
+ *    and does nothing;
+ * 2. the cancel eventfd is written: a handshake in progress (the thread
+ *    holds the lock while it waits on the back end) ends at its next wait,
+ *    with -ECANCELED, its connection dropped, and releases the lock;
+ * 3. taking the lock waits for that: from then on the op owns the state
+ *    until resume(), and never waits on a peer's pace for it.
+ */
 void
 vnapi_conn_quiesce(struct rte_eth_dev *dev)
 {
 	struct vnapi_proc *proc = dev->process_private;
+	uint64_t one = 1;
 
-	pthread_mutex_lock(&proc->lock);
-	proc->quiesce++;
-	pthread_mutex_unlock(&proc->lock);
-	/* A handler that runs now sees quiesce and does nothing; wait for one
-	 * that was already past that check. */
-	vnapi_conn_unwatch(proc->sock_intr, vnapi_conn_sock_cb, dev);
-	vnapi_conn_unwatch(proc->listen_intr, vnapi_conn_listen_cb, dev);
-	rte_eal_alarm_cancel(vnapi_conn_alarm_cb, dev);
+	/* Seq-cst: pairs with the thread's drain of the cancel eventfd, then
+	 * load of quiesce, under the lock (vnapi_conn_thread). */
+	__atomic_add_fetch(&proc->quiesce, 1, __ATOMIC_SEQ_CST);
+	if (proc->conn_cancel_fd >= 0 &&
+	    write(proc->conn_cancel_fd, &one, sizeof(one)) != sizeof(one) && errno != EAGAIN)
+		VNAPI_LOG(ERR, "%s: cannot cancel the handshake: %s", dev->data->name,
+			  strerror(errno));
 	pthread_mutex_lock(&proc->lock);
 	proc->sock_watched = false;
 	proc->listen_watched = false;
-	proc->alarm_set = false;
+	proc->alarm_at_ms = 0;
 	pthread_mutex_unlock(&proc->lock);
+	/* The thread stops polling the connection's fds (an op may close them). */
+	vnapi_conn_kick(proc);
 }
 
 void
@@ -489,13 +645,14 @@ vnapi_conn_resume(struct rte_eth_dev *dev)
 	bool lsc = false;
 
 	pthread_mutex_lock(&proc->lock);
-	if (--proc->quiesce == 0) {
+	if (__atomic_sub_fetch(&proc->quiesce, 1, __ATOMIC_SEQ_CST) == 0) {
 		/* A request of the op found the connection broken. */
 		if (vnapi_connected(hw) && !proc->ops->is_open(dev))
 			lsc = vnapi_conn_lost(dev, "vhost-user back end went away");
 		vnapi_conn_arm(dev);
 	}
 	pthread_mutex_unlock(&proc->lock);
+	vnapi_conn_kick(proc);
 	vnapi_conn_lsc(dev, lsc);
 }
 
@@ -569,10 +726,7 @@ vnapi_conn_close(struct rte_eth_dev *dev)
 {
 	struct vnapi_proc *proc = dev->process_private;
 
+	vnapi_conn_thread_stop(dev);
 	vnapi_backend_disconnect(dev);
 	proc->ops->unlisten(dev);
-	rte_intr_instance_free(proc->sock_intr);
-	proc->sock_intr = NULL;
-	rte_intr_instance_free(proc->listen_intr);
-	proc->listen_intr = NULL;
 }

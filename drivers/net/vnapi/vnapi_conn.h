@@ -9,16 +9,20 @@
  * @file
  * @internal
  * The connection state machine: the back end comes, goes and comes back
- * while the application runs. Handlers in the EAL interrupt thread watch
- * the connection (loss, or a protocol violation), the listening socket
- * (server=1) and a reconnection alarm (client); on a loss they take the
- * rings from the datapath (vnapi_gate.h) and reclaim every buffer, on a
- * (re)connection they negotiate, restart the rings if the port is started
- * and bring the link up, each link change with an LSC event.
+ * while the application runs. The port's own connection thread (not EAL's
+ * interrupt thread: a slow back end holds up nothing else) watches the
+ * connection (loss, or a protocol violation), the listening socket
+ * (server=1) and a reconnection deadline (client); on a loss it takes the
+ * rings from the datapath (vnapi_gate.h) and reclaims every buffer, on a
+ * (re)connection it negotiates, restarts the rings if the port is started
+ * and brings the link up, each link change with an LSC event delivered in
+ * EAL's interrupt thread.
  *
  * The ethdev ops that touch the connection or the rings bracket their work
  * with vnapi_conn_quiesce() / vnapi_conn_resume(): while quiesced no
- * handler runs or is armed, so an op never races a reconnection.
+ * handler runs, and a handshake in progress is cut short (it would be
+ * retried after resume), so an op never races a reconnection nor waits on
+ * a slow back end.
  */
 
 #include <stdbool.h>
@@ -31,7 +35,8 @@
  * server: listen and take the devargs' features until a back end comes. */
 int vnapi_conn_probe(struct rte_eth_dev *dev);
 
-/** Stop every handler and wait for a running one; nest-able. */
+/** Stop every handler, cancel a handshake in progress and wait for it to
+ * end (never for a peer); nest-able; from any thread. */
 void vnapi_conn_quiesce(struct rte_eth_dev *dev);
 
 /** Undo one vnapi_conn_quiesce(): re-arm what the state calls for. A

@@ -239,18 +239,22 @@ struct vnapi_proc {
 	int callfd[VNAPI_MAX_VRINGS];
 	/*
 	 * The connection state machine (vnapi_conn.c). @ref lock serialises
-	 * its handlers (EAL interrupt thread: socket, listening socket,
-	 * reconnection alarm) with each other and with the ethdev ops, which
-	 * first "quiesce" them (@ref quiesce: handlers do nothing and
-	 * unregister themselves).
+	 * its handlers (the port's own connection thread: socket, listening
+	 * socket, reconnection deadline) with the ethdev ops, which first
+	 * "quiesce" them (@ref quiesce, atomic: handlers do nothing; a
+	 * handshake in progress is cancelled through @ref conn_cancel_fd).
 	 */
 	pthread_mutex_t lock;
 	unsigned int quiesce;
-	struct rte_intr_handle *sock_intr;   /**< Watch on the connection. */
-	struct rte_intr_handle *listen_intr; /**< Server: watch on the listening socket. */
+	pthread_t conn_thread;
+	bool conn_thread_up;
+	bool conn_exit;                      /**< The thread is to return (close). */
+	int conn_wake_fd;                    /**< eventfd: look at the state again. */
+	int conn_cancel_fd;                  /**< eventfd: abort the handshake's waits. */
+	uint32_t lsc_due;                    /**< LSC events to deliver (atomic). */
 	bool sock_watched;
 	bool listen_watched;
-	bool alarm_set;                      /**< The connection alarm is pending. */
+	uint64_t alarm_at_ms;                /**< Reconnection / accept retry (0: none). */
 	int listen_fd;                       /**< Server: -1 otherwise. */
 	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */
 	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */

@@ -624,7 +624,7 @@ vnapi_pci_event_fd(const struct rte_eth_dev *dev)
 	return p->msix_enabled > 0 ? p->cfg_fd : -1;
 }
 
-/* Config change, on the EAL interrupt thread under vnapi_conn.c's lock. */
+/* Config change, on the port's connection thread under vnapi_conn.c's lock. */
 static int
 vnapi_pci_poll(struct rte_eth_dev *dev)
 {

@@ -221,23 +221,41 @@ vnapi_vhost_user_sleep_ms(uint64_t ms)
 		;
 }
 
-/* Wait until @p fd is ready for @p events or @p deadline (ms) passes. */
+/* The calling thread's cancel eventfd (vnapi_vhost_user_cancel_fd_set). */
+static __thread int vnapi_vhost_user_cancel_fd = -1;
+
+void
+vnapi_vhost_user_cancel_fd_set(int fd)
+{
+	vnapi_vhost_user_cancel_fd = fd;
+}
+
+/*
+ * Wait until @p fd is ready for @p events or @p deadline (ms) passes, or
+ * (-ECANCELED) the thread's cancel eventfd is readable.
+ */
 static int
 vnapi_vhost_user_wait(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = events },
+			{ .fd = vnapi_vhost_user_cancel_fd, .events = POLLIN },
+		};
 		uint64_t now = vnapi_now_ms();
 		int n;
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		n = poll(&pfd, 1, (int)RTE_MIN(deadline - now, (uint64_t)INT_MAX));
+		n = poll(pfd, pfd[1].fd >= 0 ? 2 : 1,
+			 (int)RTE_MIN(deadline - now, (uint64_t)INT_MAX));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (n > 0 && pfd[1].revents != 0)
+			return -ECANCELED;
 		/* Ready, or HUP/ERR: the next send/recv reports which. */
 		if (n > 0)
 			return 0;
@@ -650,7 +668,10 @@ vnapi_vhost_user_try_connect(struct vnapi_vhost_user *vu, const char *path)
 		return vnapi_vhost_user_connect(vu, path, 0, 0); /* logs why */
 	memcpy(sun.sun_path, path, plen + 1);
 	memcpy(vu->path, path, plen + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a back end whose backlog is full gives EAGAIN
+	 * (retried later) instead of a wait; every later I/O on the socket
+	 * is non-blocking anyway. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (const struct sockaddr *)&sun, sizeof(sun)) != 0) {

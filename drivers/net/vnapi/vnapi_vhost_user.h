@@ -108,6 +108,15 @@ struct vnapi_vhost_user {
 };
 
 /**
+ * From now on the calling thread's requests (their send and the wait for
+ * their reply) also end, with -ECANCELED and the connection dropped, when
+ * @p fd (an eventfd; -1: none, the default) is readable. Per thread: the
+ * driver's connection thread sets it, so that an ethdev op can cut a
+ * handshake with a slow back end short (vnapi_conn.c).
+ */
+void vnapi_vhost_user_cancel_fd_set(int fd);
+
+/**
  * Connect to the back end's socket, retrying every @p retry_ms (0: 1 ms)
  * for up to @p timeout_ms (0: one attempt) while the socket is missing
  * (ENOENT) or nobody listens on it (ECONNREFUSED). Initialises every field

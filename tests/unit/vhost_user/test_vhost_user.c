@@ -713,6 +713,47 @@ test_disconnect_no_reply(struct vnapi_vhost_user *vu, struct fake_backend *fb,
 	return 0;
 }
 
+/*
+ * The calling thread's cancel eventfd (the driver's connection thread, cut
+ * short by an ethdev op): none set, a request works; set and readable, a
+ * request the back end leaves unanswered ends at once with -ECANCELED and
+ * the connection dropped, long before the reply timeout.
+ */
+static int
+test_cancel(struct vnapi_vhost_user *vu, struct fake_backend *fb, const struct on_backend *ob)
+{
+	uint64_t one = 1, v, t0, dt;
+	int efd, ret;
+
+	(void)ob;
+	vu->reply_timeout_ms = 5000;
+	EXPECT_EQ(vnapi_vhost_user_get_features(vu, &v), 0);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	EXPECT(efd >= 0);
+	vnapi_vhost_user_cancel_fd_set(efd);
+	/* Not readable yet: the request works. */
+	ret = vnapi_vhost_user_get_features(vu, &v);
+	fake_backend_set_fault(fb, VHOST_USER_GET_FEATURES, FB_NO_ANSWER);
+	if (ret == 0 && write(efd, &one, sizeof(one)) == sizeof(one)) {
+		t0 = vnapi_now_ms();
+		ret = vnapi_vhost_user_get_features(vu, &v);
+		dt = vnapi_now_ms() - t0;
+		if (ret != -ECANCELED || dt >= 1000) {
+			printf("#   cancelled request: %d after %" PRIu64 " ms\n", ret, dt);
+			ret = -1;
+		} else {
+			ret = 0;
+		}
+	} else {
+		ret = -1;
+	}
+	vnapi_vhost_user_cancel_fd_set(-1);
+	close(efd);
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(vu->sock, -1);
+	return 0;
+}
+
 /* vnapi_vhost_user_get_features() with the EAL log going to *out (text, malloc'd). */
 static int
 logged_get_features(struct vnapi_vhost_user *vu, char **out, size_t *len)
@@ -1098,6 +1139,8 @@ static const struct unit_case fixed_cases[] = {
 		   .cfg = { .features = 1, .faults[VHOST_USER_SET_FEATURES] = FB_DISCONNECT }),
 	ON_BACKEND("debug trace: one line per request and reply",
 		   .script = test_debug_trace, .cfg = { .features = 1 }),
+	ON_BACKEND("cancel eventfd: request ends at once with -ECANCELED, dropped",
+		   .script = test_cancel, .cfg = { .features = 1 }),
 	{ "not connected: -ENOTCONN, close idempotent", test_not_connected, NULL },
 	{ "connect: missing socket, bounded retry", test_connect_missing, NULL },
 	{ "connect: refused, bounded retry", test_connect_refused, NULL },
