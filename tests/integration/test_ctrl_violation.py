@@ -12,7 +12,7 @@ writes a message nobody asked for (20 bytes; the third carries an eventfd). Each
 drop the connection (the back end reads EOF), reconnect by itself (a new connection, negotiated
 and started again), report link down and up with an LSC event each, and count it: port xstats
 ctrl_protocol_violations = reconnects = the number of messages. The violation is logged once
-(one line for the three). The EAL interrupt thread reads what it is sent: testpmd's CPU stays
+(one line for the three). The port's connection thread reads what it is sent: testpmd's CPU stays
 near idle after each message (a level-triggered watch that only peeked would spin at 100 %).
 """
 

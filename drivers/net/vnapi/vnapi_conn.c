@@ -308,38 +308,14 @@ vnapi_conn_up(struct rte_eth_dev *dev, unsigned int wait_ms, bool *lsc)
 	return 0;
 }
 
-/* EAL interrupt thread: deliver the LSC events the connection thread found. */
-static void
-vnapi_conn_lsc_alarm(void *arg)
-{
-	struct rte_eth_dev *dev = arg;
-	struct vnapi_proc *proc = dev->process_private;
-	uint32_t n;
-
-	if (proc == NULL)
-		return;
-	/* Pairs with the fetch-add in vnapi_conn_lsc_post(): an event added
-	 * after this exchange sets a new alarm. */
-	n = __atomic_exchange_n(&proc->lsc_due, 0, __ATOMIC_ACQ_REL);
-	/* The application's callback may close the port: look again each time. */
-	while (n-- > 0 && dev->process_private != NULL)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
-}
-
-/* Connection thread, outside the lock: hand an LSC event to EAL's
- * interrupt thread, where applications expect it (their callback may call
- * ethdev ops, which quiesce this thread). */
+/* Connection thread, outside the lock: the event goes to EAL's interrupt
+ * thread (vnapi_link_event_post), where applications expect it (their
+ * callback may call ethdev ops, which quiesce this thread). */
 static void
 vnapi_conn_lsc_post(struct rte_eth_dev *dev, bool lsc)
 {
-	struct vnapi_proc *proc = dev->process_private;
-
-	if (!lsc)
-		return;
-	if (__atomic_fetch_add(&proc->lsc_due, 1, __ATOMIC_ACQ_REL) == 0 &&
-	    rte_eal_alarm_set(1, vnapi_conn_lsc_alarm, dev) != 0)
-		VNAPI_LOG(ERR, "%s: cannot set the LSC alarm: an LSC event is lost",
-			  dev->data->name);
+	if (lsc)
+		vnapi_link_event_post(dev);
 }
 
 /* An op's thread, outside the lock: deliver the event at once. */
@@ -347,7 +323,7 @@ static void
 vnapi_conn_lsc(struct rte_eth_dev *dev, bool lsc)
 {
 	if (lsc)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+		vnapi_link_event(dev);
 }
 
 /* Under the lock: the connection is readable: a close, or bytes the back
@@ -552,9 +528,8 @@ vnapi_conn_thread_stop(struct rte_eth_dev *dev)
 		}
 		proc->conn_thread_up = false;
 	}
-	/* An LSC event not delivered yet would find the port gone. An alarm
-	 * running now (its callback closing the port) is not waited for. */
-	rte_eal_alarm_cancel(vnapi_conn_lsc_alarm, dev);
+	/* An LSC event not delivered yet would find the port gone. */
+	vnapi_link_cancel(dev);
 	if (proc->conn_wake_fd >= 0)
 		close(proc->conn_wake_fd);
 	if (proc->conn_cancel_fd >= 0)

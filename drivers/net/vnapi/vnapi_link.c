@@ -32,11 +32,47 @@ vnapi_link_state_set(struct rte_eth_dev *dev, bool up)
 	return rte_eth_linkstatus_set(dev, &link) == 0;
 }
 
+/* The driver's one call of the LSC callbacks. */
+void
+vnapi_link_event(struct rte_eth_dev *dev)
+{
+	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+}
+
 void
 vnapi_link_set(struct rte_eth_dev *dev, bool up, bool event)
 {
 	if (vnapi_link_state_set(dev, up) && event)
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, NULL);
+		vnapi_link_event(dev);
+}
+
+/* EAL interrupt thread: deliver the events vnapi_link_event_post() counted. */
+static void
+vnapi_link_event_alarm(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct vnapi_proc *proc = dev->process_private;
+	uint32_t n;
+
+	if (proc == NULL)
+		return;
+	/* Pairs with the fetch-add in vnapi_link_event_post(): an event
+	 * counted after this exchange sets a new alarm. */
+	n = __atomic_exchange_n(&proc->lsc_due, 0, __ATOMIC_ACQ_REL);
+	/* The application's callback may close the port: look again each time. */
+	while (n-- > 0 && dev->process_private != NULL)
+		vnapi_link_event(dev);
+}
+
+void
+vnapi_link_event_post(struct rte_eth_dev *dev)
+{
+	struct vnapi_proc *proc = dev->process_private;
+
+	if (__atomic_fetch_add(&proc->lsc_due, 1, __ATOMIC_ACQ_REL) == 0 &&
+	    rte_eal_alarm_set(1, vnapi_link_event_alarm, dev) != 0)
+		VNAPI_LOG(ERR, "%s: cannot set the LSC alarm: an LSC event is lost",
+			  dev->data->name);
 }
 
 static void
@@ -63,4 +99,6 @@ void
 vnapi_link_cancel(struct rte_eth_dev *dev)
 {
 	rte_eal_alarm_cancel(vnapi_link_down_alarm, dev);
+	/* An alarm running now (its callback closing the port) is not waited for. */
+	rte_eal_alarm_cancel(vnapi_link_event_alarm, dev);
 }

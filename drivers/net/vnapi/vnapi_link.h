@@ -41,7 +41,21 @@ bool vnapi_link_state_set(struct rte_eth_dev *dev, bool up);
 void vnapi_link_queue_broken(uint16_t port_id, const char *dir, uint16_t qid,
 			     const struct virtq *vq);
 
-/** Cancel a pending link-down alarm (close). */
+/**
+ * Raise RTE_ETH_EVENT_INTR_LSC now, in the caller's thread (outside the
+ * driver's locks: the application's callback may call ethdev ops).
+ */
+void vnapi_link_event(struct rte_eth_dev *dev);
+
+/**
+ * Raise RTE_ETH_EVENT_INTR_LSC from EAL's interrupt thread, where
+ * applications expect it, for a status change found in another thread (the
+ * connection thread, a datapath lcore). Events posted before the first is
+ * delivered are delivered as many times.
+ */
+void vnapi_link_event_post(struct rte_eth_dev *dev);
+
+/** Cancel pending link-down and LSC deliveries (close). */
 void vnapi_link_cancel(struct rte_eth_dev *dev);
 
 #endif /* _VNAPI_LINK_H_ */

@@ -602,14 +602,6 @@ vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 	return 0;
 }
 
-/* The LSC event of a config change, raised outside vnapi_conn.c's lock
- * (the application's callback may call ethdev ops, which take it). */
-static void
-vnapi_pci_lsc_alarm(void *arg)
-{
-	rte_eth_dev_callback_process(arg, RTE_ETH_EVENT_INTR_LSC, NULL);
-}
-
 /*
  * The config eventfd (vector 0) is the connection's event fd: vnapi_conn.c
  * watches it while the device is negotiated, and calls poll() when it is
@@ -642,9 +634,10 @@ vnapi_pci_poll(struct rte_eth_dev *dev)
 		return 0;
 	__atomic_store_n(&hw->no_carrier, !up, __ATOMIC_RELAXED);
 	VNAPI_LOG(INFO, "%s: device reports link %s", dev->data->name, up ? "up" : "down");
-	if (hw->started && vnapi_connected(hw) && vnapi_link_state_set(dev, up) &&
-	    rte_eal_alarm_set(1, vnapi_pci_lsc_alarm, dev) != 0)
-		VNAPI_LOG(ERR, "%s: cannot raise the link-state event", dev->data->name);
+	/* The event outside vnapi_conn.c's lock (the application's callback
+	 * may call ethdev ops, which take it). */
+	if (hw->started && vnapi_connected(hw) && vnapi_link_state_set(dev, up))
+		vnapi_link_event_post(dev);
 	return 0;
 }
 
@@ -683,7 +676,7 @@ vnapi_pci_disconnect(struct rte_eth_dev *dev)
 	if (p == NULL || p->common == NULL)
 		return;
 	/* vnapi_conn.c stopped watching the config eventfd before this. */
-	rte_eal_alarm_cancel(vnapi_pci_lsc_alarm, dev);
+	vnapi_link_cancel(dev);
 	vnapi_pci_reset(dev);
 	vnapi_pci_irqs_off(p);
 	vnapi_ctrlq_free(&p->cvq);
