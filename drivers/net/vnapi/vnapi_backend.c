@@ -111,6 +111,7 @@ static int
 vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
+	const struct vnapi_proc *proc = dev->process_private;
 	/* The ring features, and the offloads the application enabled
 	 * (hw->ol_required): the others are taken anew from each back end. */
 	uint64_t need = (hw->features & VNAPI_RING_FEATURES) | hw->ol_required;
@@ -130,7 +131,7 @@ vnapi_backend_check_fixed(struct rte_eth_dev *dev, uint64_t offered, uint16_t ma
 			off += snprintf(buf + off, sizeof(buf) - off, " %s",
 					vnapi_feature_name(bit) ? vnapi_feature_name(bit) : "?");
 	VNAPI_INIT_LOG(ERR, "%s: refused the back end at %s: the port is configured with features it no longer offers (missing 0x%" PRIx64 ":%s; %u queue pairs, it allows %u); reconfigure the port or restore the back end",
-		       dev->data->name, hw->params.path, missing, buf, hw->nb_qp, max_qp);
+		       dev->data->name, proc->peer, missing, buf, hw->nb_qp, max_qp);
 	return -ENOTSUP;
 }
 
@@ -181,19 +182,19 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 
 	if (p->packed_vq && !(offered & (1ULL << VIRTIO_F_RING_PACKED))) {
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
-			       dev->data->name, p->path);
+			       dev->data->name, proc->peer);
 		ret = -ENOTSUP;
 		goto err_disconnect;
 	}
 	if (p->queues > 1 && !(offered & (1ULL << VIRTIO_NET_F_MQ))) {
 		VNAPI_INIT_LOG(ERR, "%s: queues=%u needs multiqueue, which the back end at %s does not offer; use queues=1",
-			       dev->data->name, p->queues, p->path);
+			       dev->data->name, p->queues, proc->peer);
 		ret = -ENOTSUP;
 		goto err_disconnect;
 	}
 	if (p->queues > max_qp) {
 		VNAPI_INIT_LOG(ERR, "%s: queues=%u but the back end at %s allows %u queue pairs",
-			       dev->data->name, p->queues, p->path, max_qp);
+			       dev->data->name, p->queues, proc->peer, max_qp);
 		ret = -ENOTSUP;
 		goto err_disconnect;
 	}

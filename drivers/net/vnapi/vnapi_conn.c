@@ -259,13 +259,13 @@ vnapi_conn_lost(struct rte_eth_dev *dev, const char *why)
 		proc->backoff_ms = VNAPI_BACKOFF_MIN_MS;
 		if (hw->params.server)
 			VNAPI_LOG(ERR, "%s: %s at %s: link down; waiting for a back end to connect",
-				  dev->data->name, why, hw->params.path);
+				  dev->data->name, why, proc->peer);
 		else if (hw->params.reconnect_ms > 0)
 			VNAPI_LOG(ERR, "%s: %s at %s: link down; reconnecting (every %u ms at most)",
-				  dev->data->name, why, hw->params.path, hw->params.reconnect_ms);
+				  dev->data->name, why, proc->peer, hw->params.reconnect_ms);
 		else
 			VNAPI_LOG(ERR, "%s: %s at %s: link down; reconnect_ms=0: reset the port once it is back",
-				  dev->data->name, why, hw->params.path);
+				  dev->data->name, why, proc->peer);
 	}
 	return vnapi_link_state_set(dev, false);
 }
@@ -300,7 +300,7 @@ vnapi_conn_up(struct rte_eth_dev *dev, unsigned int wait_ms, bool *lsc)
 	if (proc->down_since_ms != 0) {
 		hw->reconnects++;
 		VNAPI_LOG(NOTICE, "%s: the back end at %s is back after %" PRIu64 " ms%s",
-			  dev->data->name, hw->params.path, vnapi_now_ms() - proc->down_since_ms,
+			  dev->data->name, proc->peer, vnapi_now_ms() - proc->down_since_ms,
 			  hw->started ? ": rings restarted, link up" : "");
 		proc->down_since_ms = 0;
 	}
@@ -342,8 +342,8 @@ vnapi_conn_on_sock(struct rte_eth_dev *dev)
 	if (ret == -EPROTO)
 		hw->ctrl_violations++;
 	return vnapi_conn_lost(dev, ret == -EPROTO ?
-			       "protocol violation by the vhost-user back end" :
-			       "vhost-user back end went away");
+			       "protocol violation by the back end" :
+			       "the back end went away");
 }
 
 /* Under the lock: server: a back end is connecting. */
@@ -362,8 +362,8 @@ vnapi_conn_on_listen(struct rte_eth_dev *dev, bool *lsc_down, bool *lsc_up)
 			if (ret == -EPROTO)
 				hw->ctrl_violations++;
 			*lsc_down = vnapi_conn_lost(dev, ret == -EPROTO ?
-					"protocol violation by the vhost-user back end" :
-					"vhost-user back end went away");
+					"protocol violation by the back end" :
+					"the back end went away");
 		}
 	}
 	ret = proc->ops->accept(dev);
@@ -371,12 +371,12 @@ vnapi_conn_on_listen(struct rte_eth_dev *dev, bool *lsc_down, bool *lsc_up)
 		ret = vnapi_conn_up(dev, 0, lsc_up);
 		if (ret != 0)
 			VNAPI_LOG(ERR, "%s: the back end that connected to %s was refused (%s); waiting for another",
-				  dev->data->name, hw->params.path, strerror(-ret));
+				  dev->data->name, proc->peer, strerror(-ret));
 	} else if (ret != -EAGAIN && ret != -EBUSY) {
 		/* E.g. out of fds: the socket stays readable, so look again later
 		 * instead of spinning. */
 		VNAPI_LOG(ERR, "%s: accept on %s: %s; retrying in %u ms", dev->data->name,
-			  hw->params.path, strerror(-ret), VNAPI_ACCEPT_RETRY_MS);
+			  proc->peer, strerror(-ret), VNAPI_ACCEPT_RETRY_MS);
 		proc->listen_watched = false;
 		proc->alarm_at_ms = vnapi_now_ms() + VNAPI_ACCEPT_RETRY_MS;
 	}
@@ -623,7 +623,7 @@ vnapi_conn_resume(struct rte_eth_dev *dev)
 	if (__atomic_sub_fetch(&proc->quiesce, 1, __ATOMIC_SEQ_CST) == 0) {
 		/* A request of the op found the connection broken. */
 		if (vnapi_connected(hw) && !proc->ops->is_open(dev))
-			lsc = vnapi_conn_lost(dev, "vhost-user back end went away");
+			lsc = vnapi_conn_lost(dev, "the back end went away");
 		vnapi_conn_arm(dev);
 	}
 	pthread_mutex_unlock(&proc->lock);
@@ -642,7 +642,7 @@ vnapi_conn_start(struct rte_eth_dev *dev)
 	hw->started = true;
 	if (!vnapi_connected(hw)) {
 		VNAPI_INIT_LOG(NOTICE, "%s: started with no back end at %s: link down until one %s",
-			       dev->data->name, hw->params.path,
+			       dev->data->name, proc->peer,
 			       hw->params.server ? "connects" : "is reachable");
 		return 0;
 	}

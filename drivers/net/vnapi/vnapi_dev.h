@@ -34,7 +34,6 @@
 #include "vnapi_devargs.h"
 #include "vnapi_features.h"
 #include "vnapi_net_hdr.h"
-#include "vnapi_vhost_user.h"
 
 struct vnapi_transport_ops;
 
@@ -234,7 +233,9 @@ struct vnapi_hw {
 /** process_private: fds, the transport and its connection, per process. */
 struct vnapi_proc {
 	const struct vnapi_transport_ops *ops; /**< The device's transport. */
-	struct vnapi_vhost_user vu;
+	/** The transport's own state (ops->state_size bytes after this struct):
+	 * struct vnapi_vhost_user or struct vnapi_pci. */
+	void *transport;
 	int kickfd[VNAPI_MAX_VRINGS];
 	int callfd[VNAPI_MAX_VRINGS];
 	/*
@@ -259,7 +260,9 @@ struct vnapi_proc {
 	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */
 	uint64_t down_since_ms;              /**< When the back end was lost (0: never). */
 	bool violation_logged;
-	struct vnapi_pci *pci;   /**< virtio-pci transport state (vnapi_transport_pci.h), else NULL. */
+	/** Where the device is, for logs: the vhost-user socket path or the
+	 * PCI address (set at probe), named by the transport-neutral files. */
+	char peer[VNAPI_PATH_MAX];
 	/** The MAC the device offers (virtio F_MAC), set while connecting; else NULL. */
 	const struct rte_ether_addr *dev_mac;
 };

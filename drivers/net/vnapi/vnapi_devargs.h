@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/un.h>
 
 #include <rte_ether.h>
 
@@ -30,8 +31,8 @@
 /** Longest wait between two reconnection attempts (client), ms. */
 #define VNAPI_DEFAULT_RECONNECT_MS 500
 #define VNAPI_MAX_RECONNECT_MS     60000
-/** sizeof(sockaddr_un.sun_path): the longest socket path plus its NUL. */
-#define VNAPI_PATH_MAX            108
+/** The longest socket path plus its NUL (the kernel's sockaddr_un). */
+#define VNAPI_PATH_MAX            sizeof(((struct sockaddr_un *)NULL)->sun_path)
 
 /** What rx_queue_intr_enable does when work raced the arming. */
 enum vnapi_intr_rescue {

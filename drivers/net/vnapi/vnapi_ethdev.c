@@ -126,7 +126,7 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 	int ret;
 
 	if (conf->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE) {
-		VNAPI_INIT_LOG(ERR, "%s: rx mq_mode %d not supported (vhost-user spreads nothing); use RTE_ETH_MQ_RX_NONE",
+		VNAPI_INIT_LOG(ERR, "%s: rx mq_mode %d not supported (vnapi negotiates no RSS); use RTE_ETH_MQ_RX_NONE",
 			       dev->data->name, conf->rxmode.mq_mode);
 		return -ENOTSUP;
 	}
@@ -485,7 +485,7 @@ vnapi_dev_accept(struct rte_eth_dev *dev __rte_unused)
 static int
 vnapi_dev_promiscuous_disable(struct rte_eth_dev *dev)
 {
-	VNAPI_INIT_LOG(ERR, "%s: promiscuous mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+	VNAPI_INIT_LOG(ERR, "%s: promiscuous mode cannot be turned off: the back end delivers every frame and vnapi does not filter",
 		       dev->data->name);
 	return -ENOTSUP;
 }
@@ -493,7 +493,7 @@ vnapi_dev_promiscuous_disable(struct rte_eth_dev *dev)
 static int
 vnapi_dev_allmulticast_disable(struct rte_eth_dev *dev)
 {
-	VNAPI_INIT_LOG(ERR, "%s: allmulticast mode cannot be turned off: the vhost-user back end delivers every frame and vnapi does not filter",
+	VNAPI_INIT_LOG(ERR, "%s: allmulticast mode cannot be turned off: the back end delivers every frame and vnapi does not filter",
 		       dev->data->name);
 	return -ENOTSUP;
 }
@@ -669,17 +669,19 @@ vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected)
 }
 
 struct vnapi_proc *
-vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_t priv_size, int socket)
+vnapi_proc_alloc(const struct vnapi_transport_ops *ops, int socket)
 {
 	struct vnapi_proc *proc;
 	unsigned int i;
 
-	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc) + priv_size, RTE_CACHE_LINE_SIZE,
-				  socket);
+	proc = rte_zmalloc_socket("vnapi_proc", sizeof(*proc) + ops->state_size,
+				  RTE_CACHE_LINE_SIZE, socket);
 	if (proc == NULL)
 		return NULL;
 	proc->ops = ops;
-	proc->vu.sock = -1;
+	proc->transport = ops->state_size != 0 ? (void *)(proc + 1) : NULL;
+	if (ops->state_init != NULL)
+		ops->state_init(proc->transport);
 	for (i = 0; i < VNAPI_MAX_VRINGS; i++) {
 		proc->kickfd[i] = -1;
 		proc->callfd[i] = -1;
@@ -706,7 +708,7 @@ vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
 			       name);
 		return -ENODEV;
 	}
-	proc = vnapi_proc_alloc(ops, 0, rte_socket_id());
+	proc = vnapi_proc_alloc(ops, rte_socket_id());
 	if (proc == NULL) {
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;

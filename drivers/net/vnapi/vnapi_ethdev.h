@@ -41,7 +41,7 @@ struct vnapi_transport_ops;
  * followed by @p priv_size bytes for the transport (zeroed), on NUMA
  * node @p socket. NULL if out of memory.
  */
-struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_transport_ops *ops, size_t priv_size,
+struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_transport_ops *ops,
 				    int socket);
 
 /**

@@ -27,6 +27,7 @@
 #include <rte_common.h>
 #include <rte_devargs.h>
 #include <rte_ether.h>
+#include <rte_string_fns.h>
 
 #include <bus_pci_driver.h>
 #include <ethdev_driver.h>
@@ -110,15 +111,14 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = vnapi_proc_alloc(&vnapi_transport_pci, sizeof(struct vnapi_pci),
-				pd->device.numa_node);
+	proc = vnapi_proc_alloc(&vnapi_transport_pci, pd->device.numa_node);
 	if (proc == NULL) {
 		ret = -ENOMEM;
 		goto err_release;
 	}
-	proc->pci = (struct vnapi_pci *)(proc + 1);
+	rte_strscpy(proc->peer, pd->device.name, sizeof(proc->peer));
 	dev->process_private = proc;
-	ret = vnapi_pci_init(proc->pci, pd, name);
+	ret = vnapi_pci_init(proc->transport, pd, name);
 	if (ret != 0)
 		goto err_release;
 	/* From here on, the probe's tail undoes the port itself on failure. */

@@ -14,6 +14,7 @@
 
 #include <rte_common.h>
 #include <rte_ether.h>
+#include <rte_string_fns.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
@@ -49,11 +50,12 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, 0, rte_socket_id());
+	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, rte_socket_id());
 	if (proc == NULL) {
 		vnapi_eth_dev_probe_undo(dev, false);
 		return -ENOMEM;
 	}
+	rte_strscpy(proc->peer, params.path, sizeof(proc->peer));
 	dev->process_private = proc;
 	ret = vnapi_eth_dev_probe_finish(dev, rte_socket_id());
 	if (ret != 0)

@@ -104,6 +104,13 @@ struct vnapi_transport_ops {
 	 */
 	uint64_t transport_features;
 	/**
+	 * Bytes of the transport's own per-process state, allocated right
+	 * after struct vnapi_proc (proc->transport), in every process; and
+	 * what makes it valid before any op runs (NULL: zeroed is valid).
+	 */
+	size_t state_size;
+	void (*state_init)(void *state);
+	/**
 	 * Feature bits taken along with MQ when the device offers them: the
 	 * transport's means of setting the queue pairs in use (virtio-pci:
 	 * CTRL_VQ; vhost-user: none, the back end enables rings one by one).

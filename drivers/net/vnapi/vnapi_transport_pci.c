@@ -53,32 +53,32 @@
 #include "vnapi_transport.h"
 
 /* Vendor capability types (virtio 1.2 section 4.1.4). */
-#define VPCI_CAP_VNDR           0x09
-#define VPCI_CAP_COMMON         1
-#define VPCI_CAP_NOTIFY         2
-#define VPCI_CAP_ISR            3
-#define VPCI_CAP_DEVICE         4
-#define VPCI_CFG_STATUS         0x06
-#define VPCI_CFG_STATUS_CAPS    0x10
-#define VPCI_CFG_CAP_PTR        0x34
+#define VNAPI_PCI_CAP_VNDR           0x09
+#define VNAPI_PCI_CAP_COMMON         1
+#define VNAPI_PCI_CAP_NOTIFY         2
+#define VNAPI_PCI_CAP_ISR            3
+#define VNAPI_PCI_CAP_DEVICE         4
+#define VNAPI_PCI_CFG_STATUS         0x06
+#define VNAPI_PCI_CFG_STATUS_CAPS    0x10
+#define VNAPI_PCI_CFG_CAP_PTR        0x34
 
 /* Common configuration layout (virtio 1.2 section 4.1.4.3). */
-#define VPCI_DFSELECT     0
-#define VPCI_DF           4
-#define VPCI_GFSELECT     8
-#define VPCI_GF           12
-#define VPCI_MSIX_CONFIG  16
-#define VPCI_NUM_QUEUES   18
-#define VPCI_STATUS       20
-#define VPCI_CFG_GEN      21
-#define VPCI_Q_SELECT     22
-#define VPCI_Q_SIZE       24
-#define VPCI_Q_MSIX       26
-#define VPCI_Q_ENABLE     28
-#define VPCI_Q_NOFF       30
-#define VPCI_Q_DESC       32
-#define VPCI_Q_DRIVER     40
-#define VPCI_Q_DEVICE     48
+#define VNAPI_PCI_DFSELECT     0
+#define VNAPI_PCI_DF           4
+#define VNAPI_PCI_GFSELECT     8
+#define VNAPI_PCI_GF           12
+#define VNAPI_PCI_MSIX_CONFIG  16
+#define VNAPI_PCI_NUM_QUEUES   18
+#define VNAPI_PCI_STATUS       20
+#define VNAPI_PCI_CFG_GEN      21
+#define VNAPI_PCI_Q_SELECT     22
+#define VNAPI_PCI_Q_SIZE       24
+#define VNAPI_PCI_Q_MSIX       26
+#define VNAPI_PCI_Q_ENABLE     28
+#define VNAPI_PCI_Q_NOFF       30
+#define VNAPI_PCI_Q_DESC       32
+#define VNAPI_PCI_Q_DRIVER     40
+#define VNAPI_PCI_Q_DEVICE     48
 
 /* virtio-net device configuration (virtio 1.2 section 5.1.4). */
 #define VNET_CFG_MAC      0
@@ -86,7 +86,7 @@
 #define VNET_S_LINK_UP    1
 #define VNET_CFG_MAX_QP   8
 
-#define VPCI_RESET_TIMEOUT_MS    1000
+#define VNAPI_PCI_RESET_TIMEOUT_MS    1000
 
 struct vnapi_pci_cap {
 	uint8_t vndr;
@@ -101,9 +101,9 @@ struct vnapi_pci_cap {
 };
 
 static struct vnapi_pci *
-vpci(const struct rte_eth_dev *dev)
+vnapi_pci_of(const struct rte_eth_dev *dev)
 {
-	return ((const struct vnapi_proc *)dev->process_private)->pci;
+	return ((const struct vnapi_proc *)dev->process_private)->transport;
 }
 
 static void
@@ -179,9 +179,9 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 	p->pci_dev = pd;
 	p->vfio_fd = -1;
 	p->cfg_fd = -1;
-	if (rte_pci_read_config(pd, &status, sizeof(status), VPCI_CFG_STATUS) != sizeof(status) ||
-	    !(status & VPCI_CFG_STATUS_CAPS) ||
-	    rte_pci_read_config(pd, &pos, 1, VPCI_CFG_CAP_PTR) != 1)
+	if (rte_pci_read_config(pd, &status, sizeof(status), VNAPI_PCI_CFG_STATUS) != sizeof(status) ||
+	    !(status & VNAPI_PCI_CFG_STATUS_CAPS) ||
+	    rte_pci_read_config(pd, &pos, 1, VNAPI_PCI_CFG_CAP_PTR) != 1)
 		pos = 0;
 	/* Walk the capability list (bounded: at most 48 entries fit). */
 	while (pos >= 0x40 && hops++ < 48) {
@@ -189,23 +189,23 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 
 		if (rte_pci_read_config(pd, &c, sizeof(c), pos) != sizeof(c))
 			break;
-		if (c.vndr == VPCI_CAP_VNDR) {
+		if (c.vndr == VNAPI_PCI_CAP_VNDR) {
 			switch (c.type) {
-			case VPCI_CAP_COMMON:
+			case VNAPI_PCI_CAP_COMMON:
 				if (p->common == NULL)
 					p->common = vnapi_pci_cap_addr(pd, &c, name);
 				break;
-			case VPCI_CAP_NOTIFY:
+			case VNAPI_PCI_CAP_NOTIFY:
 				if (p->notify_base == NULL &&
 				    rte_pci_read_config(pd, &p->notify_mult, sizeof(p->notify_mult),
 							pos + sizeof(c)) == sizeof(p->notify_mult))
 					p->notify_base = vnapi_pci_cap_addr(pd, &c, name);
 				break;
-			case VPCI_CAP_ISR:
+			case VNAPI_PCI_CAP_ISR:
 				if (p->isr == NULL)
 					p->isr = vnapi_pci_cap_addr(pd, &c, name);
 				break;
-			case VPCI_CAP_DEVICE:
+			case VNAPI_PCI_CAP_DEVICE:
 				if (p->devcfg == NULL) {
 					p->devcfg = vnapi_pci_cap_addr(pd, &c, name);
 					p->devcfg_len = c.length;
@@ -239,14 +239,14 @@ vnapi_pci_init(struct vnapi_pci *p, struct rte_pci_device *pd, const char *name)
 static int
 vnapi_pci_reset(struct rte_eth_dev *dev)
 {
-	struct vnapi_pci *p = vpci(dev);
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * VPCI_RESET_TIMEOUT_MS / 1000;
+	struct vnapi_pci *p = vnapi_pci_of(dev);
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * VNAPI_PCI_RESET_TIMEOUT_MS / 1000;
 
-	vnapi_pci_w8(p, VPCI_STATUS, 0);
-	while (vnapi_pci_r8(p, VPCI_STATUS) != 0) {
+	vnapi_pci_w8(p, VNAPI_PCI_STATUS, 0);
+	while (vnapi_pci_r8(p, VNAPI_PCI_STATUS) != 0) {
 		if (rte_get_timer_cycles() > end) {
 			VNAPI_INIT_LOG(ERR, "%s: virtio-pci device did not reset within %u ms",
-				       dev->data->name, VPCI_RESET_TIMEOUT_MS);
+				       dev->data->name, VNAPI_PCI_RESET_TIMEOUT_MS);
 			return -ETIMEDOUT;
 		}
 		rte_delay_us_sleep(100);
@@ -257,7 +257,7 @@ vnapi_pci_reset(struct rte_eth_dev *dev)
 static void
 vnapi_pci_status_or(struct vnapi_pci *p, uint8_t bits)
 {
-	vnapi_pci_w8(p, VPCI_STATUS, vnapi_pci_r8(p, VPCI_STATUS) | bits);
+	vnapi_pci_w8(p, VNAPI_PCI_STATUS, vnapi_pci_r8(p, VNAPI_PCI_STATUS) | bits);
 }
 
 /* Read device configuration bytes consistently (config_generation loop). */
@@ -268,10 +268,10 @@ vnapi_pci_devcfg_read(struct vnapi_pci *p, unsigned int off, void *buf, unsigned
 	unsigned int i, tries = 0;
 
 	do {
-		gen = vnapi_pci_r8(p, VPCI_CFG_GEN);
+		gen = vnapi_pci_r8(p, VNAPI_PCI_CFG_GEN);
 		for (i = 0; i < len && off + i < p->devcfg_len; i++)
 			b[i] = rte_read8(p->devcfg + off + i);
-	} while (vnapi_pci_r8(p, VPCI_CFG_GEN) != gen && ++tries < 100);
+	} while (vnapi_pci_r8(p, VNAPI_PCI_CFG_GEN) != gen && ++tries < 100);
 }
 
 static bool
@@ -281,7 +281,7 @@ vnapi_pci_link_up(struct rte_eth_dev *dev)
 	uint16_t st = VNET_S_LINK_UP;
 
 	if (vnapi_has_feature(hw, VIRTIO_NET_F_STATUS))
-		vnapi_pci_devcfg_read(vpci(dev), VNET_CFG_STATUS, &st, sizeof(st));
+		vnapi_pci_devcfg_read(vnapi_pci_of(dev), VNET_CFG_STATUS, &st, sizeof(st));
 	return (rte_le_to_cpu_16(st) & VNET_S_LINK_UP) != 0;
 }
 
@@ -294,12 +294,12 @@ vnapi_pci_link_up(struct rte_eth_dev *dev)
 static uint16_t
 vnapi_pci_notify_addrs(struct vnapi_pci *p)
 {
-	uint16_t q, nq = RTE_MIN(vnapi_pci_r16(p, VPCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
+	uint16_t q, nq = RTE_MIN(vnapi_pci_r16(p, VNAPI_PCI_NUM_QUEUES), (uint16_t)VNAPI_MAX_VRINGS);
 
 	for (q = 0; q < nq; q++) {
-		vnapi_pci_w16(p, VPCI_Q_SELECT, q);
+		vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, q);
 		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
-				(uint32_t)vnapi_pci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
+				(uint32_t)vnapi_pci_r16(p, VNAPI_PCI_Q_NOFF) * p->notify_mult);
 	}
 	return nq;
 }
@@ -311,7 +311,7 @@ vnapi_pci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, ui
 	     uint16_t *max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	uint16_t q, nq;
 	uint32_t lo, hi;
 	int ret;
@@ -321,10 +321,10 @@ vnapi_pci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, ui
 		return ret;
 	vnapi_pci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
 	vnapi_pci_status_or(p, VIRTIO_STATUS_DRIVER);
-	vnapi_pci_w32(p, VPCI_DFSELECT, 0);
-	lo = vnapi_pci_r32(p, VPCI_DF);
-	vnapi_pci_w32(p, VPCI_DFSELECT, 1);
-	hi = vnapi_pci_r32(p, VPCI_DF);
+	vnapi_pci_w32(p, VNAPI_PCI_DFSELECT, 0);
+	lo = vnapi_pci_r32(p, VNAPI_PCI_DF);
+	vnapi_pci_w32(p, VNAPI_PCI_DFSELECT, 1);
+	hi = vnapi_pci_r32(p, VNAPI_PCI_DF);
 	*offered = ((uint64_t)hi << 32) | lo;
 	if (!(*offered & (1ULL << VIRTIO_F_VERSION_1))) {
 		VNAPI_INIT_LOG(ERR, "%s: device does not offer VERSION_1", dev->data->name);
@@ -347,8 +347,8 @@ vnapi_pci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, ui
 	hw->max_ring = VNAPI_MAX_QUEUE_SIZE;
 	for (q = 0; q < RTE_MIN(nq, 2); q++) {
 		/* the rings of a pair; a control queue may be smaller */
-		vnapi_pci_w16(p, VPCI_Q_SELECT, q);
-		hw->max_ring = RTE_MIN(hw->max_ring, vnapi_pci_r16(p, VPCI_Q_SIZE));
+		vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, q);
+		hw->max_ring = RTE_MIN(hw->max_ring, vnapi_pci_r16(p, VNAPI_PCI_Q_SIZE));
 	}
 	if (nq < 2) {
 		VNAPI_INIT_LOG(ERR, "%s: device has %u virtqueues, at least 2 needed",
@@ -389,7 +389,7 @@ static int
 vnapi_pci_irqs_on(struct rte_eth_dev *dev)
 {
 	struct vnapi_proc *proc = dev->process_private;
-	struct vnapi_pci *p = proc->pci;
+	struct vnapi_pci *p = proc->transport;
 	uint16_t nb_rxq = dev->data->nb_rx_queues, q;
 	uint32_t n = RTE_MIN(p->msix_table, (uint32_t)nb_rxq + 1);
 	char buf[sizeof(struct vfio_irq_set) + sizeof(int) * (VNAPI_MAX_QUEUE_PAIRS + 1)];
@@ -435,7 +435,7 @@ static int
 vnapi_pci_set_features(struct rte_eth_dev *dev, uint64_t features)
 {
 	const struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	int ret;
 
 	ret = vnapi_pci_reset(dev);
@@ -445,12 +445,12 @@ vnapi_pci_set_features(struct rte_eth_dev *dev, uint64_t features)
 	p->ctrl = (features >> VIRTIO_NET_F_CTRL_VQ) & 1;
 	vnapi_pci_status_or(p, VIRTIO_STATUS_ACKNOWLEDGE);
 	vnapi_pci_status_or(p, VIRTIO_STATUS_DRIVER);
-	vnapi_pci_w32(p, VPCI_GFSELECT, 0);
-	vnapi_pci_w32(p, VPCI_GF, (uint32_t)features);
-	vnapi_pci_w32(p, VPCI_GFSELECT, 1);
-	vnapi_pci_w32(p, VPCI_GF, (uint32_t)(features >> 32));
+	vnapi_pci_w32(p, VNAPI_PCI_GFSELECT, 0);
+	vnapi_pci_w32(p, VNAPI_PCI_GF, (uint32_t)features);
+	vnapi_pci_w32(p, VNAPI_PCI_GFSELECT, 1);
+	vnapi_pci_w32(p, VNAPI_PCI_GF, (uint32_t)(features >> 32));
 	vnapi_pci_status_or(p, VIRTIO_STATUS_FEATURES_OK);
-	if (!(vnapi_pci_r8(p, VPCI_STATUS) & VIRTIO_STATUS_FEATURES_OK)) {
+	if (!(vnapi_pci_r8(p, VNAPI_PCI_STATUS) & VIRTIO_STATUS_FEATURES_OK)) {
 		VNAPI_INIT_LOG(ERR, "%s: device refused features 0x%" PRIx64, dev->data->name,
 			       features);
 		return -ENOTSUP;
@@ -464,8 +464,8 @@ vnapi_pci_set_features(struct rte_eth_dev *dev, uint64_t features)
 	if (ret != 0)
 		return ret;
 	if (p->msix_enabled > 0) {
-		vnapi_pci_w16(p, VPCI_MSIX_CONFIG, VNAPI_PCI_CONFIG_VECTOR);
-		if (vnapi_pci_r16(p, VPCI_MSIX_CONFIG) == VNAPI_PCI_NO_VECTOR)
+		vnapi_pci_w16(p, VNAPI_PCI_MSIX_CONFIG, VNAPI_PCI_CONFIG_VECTOR);
+		if (vnapi_pci_r16(p, VNAPI_PCI_MSIX_CONFIG) == VNAPI_PCI_NO_VECTOR)
 			VNAPI_INIT_LOG(WARNING, "%s: device took no config vector: no link-state events",
 				       dev->data->name);
 	}
@@ -488,30 +488,30 @@ vnapi_pci_set_memory(struct rte_eth_dev *dev)
 static int
 vnapi_pci_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq)
 {
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	const struct virtq_params *vp = virtq_params(vq);
 	uint16_t max, vec = VNAPI_PCI_NO_VECTOR, got;
 
-	vnapi_pci_w16(p, VPCI_Q_SELECT, vring);
-	max = vnapi_pci_r16(p, VPCI_Q_SIZE);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, vring);
+	max = vnapi_pci_r16(p, VNAPI_PCI_Q_SIZE);
 	if (max == 0 || vp->num > max) {
 		VNAPI_INIT_LOG(ERR, "%s: ring %u: device queue size %u, ring of %u asked (queue_size devarg)",
 			       dev->data->name, vring, max, vp->num);
 		return -EINVAL;
 	}
-	vnapi_pci_w16(p, VPCI_Q_SIZE, vp->num);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_SIZE, vp->num);
 	if (vring % 2 == 0 && (uint32_t)vring / 2 + 1 < p->msix_enabled)
 		vec = vring / 2 + 1;
-	vnapi_pci_w16(p, VPCI_Q_MSIX, vec);
-	got = vnapi_pci_r16(p, VPCI_Q_MSIX);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_MSIX, vec);
+	got = vnapi_pci_r16(p, VNAPI_PCI_Q_MSIX);
 	if (got != vec) {
 		VNAPI_INIT_LOG(ERR, "%s: ring %u: device refused MSI-X vector %u", dev->data->name,
 			       vring, vec);
 		return -ENOSPC;
 	}
-	vnapi_pci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(vq)));
-	vnapi_pci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(vq)));
-	vnapi_pci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(vq)));
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(vq)));
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(vq)));
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(vq)));
 	return 0;
 }
 
@@ -519,12 +519,12 @@ vnapi_pci_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virt
 static int
 vnapi_pci_vring_enable(struct rte_eth_dev *dev, uint16_t vring, bool enable)
 {
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 
 	if (!enable)
 		return 0;
-	vnapi_pci_w16(p, VPCI_Q_SELECT, vring);
-	vnapi_pci_w16(p, VPCI_Q_ENABLE, 1);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, vring);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_ENABLE, 1);
 	return 0;
 }
 
@@ -533,9 +533,9 @@ vnapi_pci_vring_enable(struct rte_eth_dev *dev, uint16_t vring, bool enable)
 static int
 vnapi_pci_vring_stop(struct rte_eth_dev *dev, uint16_t vring __rte_unused)
 {
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 
-	if (vnapi_pci_r8(p, VPCI_STATUS) == 0)
+	if (vnapi_pci_r8(p, VNAPI_PCI_STATUS) == 0)
 		return 0;
 	return vnapi_pci_reset(dev);
 }
@@ -546,7 +546,7 @@ static int
 vnapi_pci_ctrl_start(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	uint16_t idx = 2 * p->dev_max_qp, max;
 	struct virtq_params vp = {
 		.layout = vnapi_layout(hw),
@@ -556,8 +556,8 @@ vnapi_pci_ctrl_start(struct rte_eth_dev *dev)
 	};
 	int ret;
 
-	vnapi_pci_w16(p, VPCI_Q_SELECT, idx);
-	max = vnapi_pci_r16(p, VPCI_Q_SIZE);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, idx);
+	max = vnapi_pci_r16(p, VNAPI_PCI_Q_SIZE);
 	if (max == 0) {
 		VNAPI_INIT_LOG(ERR, "%s: no control virtqueue at index %u", dev->data->name, idx);
 		return -ENODEV;
@@ -566,15 +566,15 @@ vnapi_pci_ctrl_start(struct rte_eth_dev *dev)
 	ret = vnapi_ctrlq_prepare(&p->cvq, &vp);
 	if (ret != 0)
 		return ret;
-	vnapi_pci_w16(p, VPCI_Q_SIZE, vp.num);
-	vnapi_pci_w16(p, VPCI_Q_MSIX, VNAPI_PCI_NO_VECTOR);
-	vnapi_pci_w64(p, VPCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(p->cvq.vq)));
-	vnapi_pci_w64(p, VPCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq.vq)));
-	vnapi_pci_w64(p, VPCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq.vq)));
+	vnapi_pci_w16(p, VNAPI_PCI_Q_SIZE, vp.num);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_MSIX, VNAPI_PCI_NO_VECTOR);
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DESC, rte_mem_virt2iova(virtq_desc_area(p->cvq.vq)));
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq.vq)));
+	vnapi_pci_w64(p, VNAPI_PCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq.vq)));
 	p->cvq.index = idx;
 	p->cvq.notify = (volatile uint16_t *)(p->notify_base +
-			(uint32_t)vnapi_pci_r16(p, VPCI_Q_NOFF) * p->notify_mult);
-	vnapi_pci_w16(p, VPCI_Q_ENABLE, 1);
+			(uint32_t)vnapi_pci_r16(p, VNAPI_PCI_Q_NOFF) * p->notify_mult);
+	vnapi_pci_w16(p, VNAPI_PCI_Q_ENABLE, 1);
 	return 0;
 }
 
@@ -584,7 +584,7 @@ static int
 vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	int ret;
 
 	if (p->ctrl && (status & VIRTIO_STATUS_DRIVER_OK)) {
@@ -592,7 +592,7 @@ vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 		if (ret != 0)
 			return ret;
 	}
-	vnapi_pci_w8(p, VPCI_STATUS, status);
+	vnapi_pci_w8(p, VNAPI_PCI_STATUS, status);
 	if (status & VIRTIO_STATUS_DRIVER_OK)
 		/* The carrier as the device reports it now; config interrupts
 		 * (vnapi_pci_poll) follow its changes. */
@@ -611,7 +611,7 @@ vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 static int
 vnapi_pci_event_fd(const struct rte_eth_dev *dev)
 {
-	const struct vnapi_pci *p = vpci(dev);
+	const struct vnapi_pci *p = vnapi_pci_of(dev);
 
 	return p->msix_enabled > 0 ? p->cfg_fd : -1;
 }
@@ -621,7 +621,7 @@ static int
 vnapi_pci_poll(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 	uint64_t cnt;
 	bool up;
 
@@ -671,7 +671,7 @@ vnapi_pci_accept(struct rte_eth_dev *dev __rte_unused)
 static void
 vnapi_pci_disconnect(struct rte_eth_dev *dev)
 {
-	struct vnapi_pci *p = vpci(dev);
+	struct vnapi_pci *p = vnapi_pci_of(dev);
 
 	if (p == NULL || p->common == NULL)
 		return;
@@ -690,7 +690,7 @@ vnapi_pci_disconnect(struct rte_eth_dev *dev)
 static bool
 vnapi_pci_is_open(const struct rte_eth_dev *dev)
 {
-	return vpci(dev)->common != NULL;
+	return vnapi_pci_of(dev)->common != NULL;
 }
 
 /* The kick (datapath lcore): the queue index at the ring's notify address.
@@ -698,7 +698,7 @@ vnapi_pci_is_open(const struct rte_eth_dev *dev)
 static bool
 vnapi_pci_notify(struct rte_eth_dev *dev, uint16_t vring)
 {
-	rte_write16(vring, vpci(dev)->notify_addr[vring]);
+	rte_write16(vring, vnapi_pci_of(dev)->notify_addr[vring]);
 	return true;
 }
 
@@ -721,6 +721,7 @@ const struct vnapi_transport_ops vnapi_transport_pci = {
 	.is_open = vnapi_pci_is_open,
 	.notify = vnapi_pci_notify,
 	.transport_features = 1ULL << VIRTIO_F_ACCESS_PLATFORM,
+	.state_size = sizeof(struct vnapi_pci),
 	.mq_features = 1ULL << VIRTIO_NET_F_CTRL_VQ,
 	/* QEMU (7.2 at least) arms the packed tx ring's event at the slot it
 	 * will consume next, then consumes on (virtio_net_tx_complete) without

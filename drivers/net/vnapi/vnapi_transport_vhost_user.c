@@ -27,10 +27,19 @@
 #include "vnapi_transport.h"
 #include "vnapi_vhost_user.h"
 
+/* No connection yet (also in a secondary, which never makes one). */
+static void
+vnapi_vu_state_init(void *state)
+{
+	struct vnapi_vhost_user *vu = state;
+
+	vu->sock = -1;
+}
+
 static struct vnapi_vhost_user *
 vnapi_vu(const struct rte_eth_dev *dev)
 {
-	return &((struct vnapi_proc *)dev->process_private)->vu;
+	return ((struct vnapi_proc *)dev->process_private)->transport;
 }
 
 static int
@@ -138,8 +147,8 @@ vnapi_vu_accept(struct rte_eth_dev *dev)
 
 	if (proc->listen_fd < 0)
 		return -ENOTCONN;
-	if (proc->vu.sock < 0)
-		return vnapi_vhost_user_accept(&proc->vu, proc->listen_fd, hw->params.path);
+	if (vnapi_vu(dev)->sock < 0)
+		return vnapi_vhost_user_accept(vnapi_vu(dev), proc->listen_fd, hw->params.path);
 	/* One back end at a time: a second one is turned away (taking it
 	 * off the backlog keeps the listening socket from staying readable). */
 	extra.sock = -1;
@@ -167,7 +176,7 @@ vnapi_vu_poll(struct rte_eth_dev *dev)
 	uint32_t request;
 	int ret;
 
-	ret = vnapi_vhost_user_poll_inbound(&proc->vu, &request, &bytes, &nfds);
+	ret = vnapi_vhost_user_poll_inbound(vnapi_vu(dev), &request, &bytes, &nfds);
 	if (ret == 0 || ret == -ECONNRESET || ret == -ENOTCONN)
 		return ret == 0 ? 0 : -ECONNRESET;
 	if (ret != -EPROTO)
@@ -175,7 +184,7 @@ vnapi_vu_poll(struct rte_eth_dev *dev)
 	if (!proc->violation_logged) {
 		proc->violation_logged = true;
 		VNAPI_LOG(ERR, "%s: the vhost-user back end at %s wrote %zu bytes outside any request (request field %" PRIu32 " %s, %u fds): protocol violation; dropping the connection (logged once, counted in ctrl_protocol_violations)",
-			  dev->data->name, proc->vu.path, bytes, request,
+			  dev->data->name, vnapi_vu(dev)->path, bytes, request,
 			  vnapi_vhost_user_request_name(request), nfds);
 	}
 	return -EPROTO;
@@ -269,7 +278,7 @@ static int
 vnapi_vu_vring_start(struct rte_eth_dev *dev, uint16_t vring, const struct virtq *vq)
 {
 	struct vnapi_proc *proc = dev->process_private;
-	struct vnapi_vhost_user *vu = &proc->vu;
+	struct vnapi_vhost_user *vu = vnapi_vu(dev);
 	const struct virtq_params *vp = virtq_params(vq);
 	int ret;
 
@@ -346,4 +355,6 @@ const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.is_open = vnapi_vu_is_open,
 	.notify = vnapi_vu_notify,
 	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
+	.state_size = sizeof(struct vnapi_vhost_user),
+	.state_init = vnapi_vu_state_init,
 };

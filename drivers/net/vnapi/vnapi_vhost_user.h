@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/un.h>
 
 #include "vnapi_features.h"   /* VHOST_USER_F_PROTOCOL_FEATURES */
 
@@ -98,7 +99,7 @@ struct vnapi_vhost_user_region {
 struct vnapi_vhost_user {
 	int sock;                 /**< -1 when not connected. */
 	uint64_t protocol_features; /**< Negotiated (acked) protocol features. */
-	char path[108];
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
 	/**
 	 * Bound on one request's send and reply, in ms. Set to
 	 * VNAPI_VHOST_USER_REPLY_TIMEOUT_MS by vnapi_vhost_user_connect();
