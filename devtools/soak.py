@@ -375,7 +375,7 @@ class Soak:
         lines.append('Run: %s, %s, %.1f min, DPDK %s; %d back-end starts, %d port restarts '
                      '(MTU %s alternately), %d secondary runs (%.2f s each on average).'
                      % (time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), h.cpu_model(),
-                        self.a.minutes, os.environ.get('VNAPI_DPDK_SERIES', 'system'),
+                        self.a.minutes, dpdk_version(),
                         self.backend_starts, len(self.restarts),
                         '/'.join(str(m) for m in MTUS), self.secondary.runs,
                         sum(self.secondary.durations) / max(1, len(self.secondary.durations))))
@@ -421,6 +421,16 @@ class Soak:
         for what, ok, fig in checks:
             lines.append('| %s | %s | %s |' % (what, 'PASS' if ok else 'FAIL', fig))
         return '\n'.join(lines)
+
+
+def dpdk_version():
+    """The DPDK the tools come from: what pkg-config says (PKG_CONFIG_PATH as for the build)."""
+    try:
+        r = subprocess.run(['pkg-config', '--modversion', 'libdpdk'], capture_output=True,
+                           text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return 'unknown'
+    return r.stdout.strip() or 'unknown'
 
 
 def write_doc(path, text):
