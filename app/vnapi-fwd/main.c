@@ -818,7 +818,7 @@ fwd_ctl_serve(struct rte_mempool *pool)
 	int ret = 0, r;
 
 	pthread_mutex_lock(&fwd_ctl.lock);
-	fwd_ctl.pending = false;
+	__atomic_store_n(&fwd_ctl.pending, false, __ATOMIC_RELAXED); /* read unlocked: atomic */
 	mtu = fwd_ctl.mtu;
 	fwd_ctx_free_all();
 	pthread_mutex_unlock(&fwd_ctl.lock);
@@ -896,7 +896,8 @@ fwd_tel_restart(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EBUSY;
 	}
 	fwd_ctl.busy = true;
-	fwd_ctl.pending = true;
+	/* Release: pairs with the acquire load in fwd_run_once(). */
+	__atomic_store_n(&fwd_ctl.pending, true, __ATOMIC_RELEASE);
 	fwd_ctl.mtu = (uint16_t)mtu;
 	seq = fwd_ctl.seq;
 	fwd_ctl_stop_lcores();
@@ -936,13 +937,21 @@ fwd_ctl_init(void)
 	if (ret == 0)
 		ret = pthread_cond_init(&fwd_ctl.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	if (ret != 0)
-		return -ret;
+	return -ret;
+}
+
+/*
+ * Once the ports and contexts are set up: from then on a request may come
+ * in (the telemetry thread reads fwd_lcores[] and fwd_nb_lcores, which no
+ * longer change but for the contexts, remade under fwd_ctl.lock).
+ */
+static void
+fwd_ctl_register(void)
+{
 	rte_telemetry_register_cmd("/vnapi_fwd/port_restart", fwd_tel_restart,
 				   "Stop and start every port (lcores paused). Parameters: [int mtu]");
 	rte_telemetry_register_cmd("/vnapi_fwd/mtu", fwd_tel_restart,
 				   "Stop every port, set the MTU, start them. Parameters: int mtu");
-	return 0;
 }
 
 /* ---- main --------------------------------------------------------------------- */
@@ -1042,7 +1051,12 @@ fwd_run_once(void)
 	if (main_lc != NULL) {
 		main_lc->ret = napi_run(main_lc->ctx);
 	} else {
-		/* Posted by the signal handler and by a control request. */
+		/*
+		 * Posted by the signal handler and by a control request. The
+		 * acquire load of pending pairs with the requester's release
+		 * store before its sem_post (a request is seen at the latest
+		 * after the wake it posts).
+		 */
 		while (!fwd_quit && !__atomic_load_n(&fwd_ctl.pending, __ATOMIC_ACQUIRE) &&
 		       code == 0)
 			sem_wait(&fwd_wake);
@@ -1102,6 +1116,7 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < RTE_DIM(fwd_signals); i++)
 		sigaction(fwd_signals[i], &sa, NULL);
+	fwd_ctl_register();
 
 	if (opts.stats_s > 0) {
 		ret = vnapi_ctrl_thread_create(&stats_tid, "vnapi-fwd-stats",
