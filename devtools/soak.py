@@ -14,8 +14,8 @@ Processes (each with a deadline, each ended by its PID):
              secondaries can attach; every 30 s a port stop/start with an MTU change, asked for
              over telemetry (/vnapi_fwd/mtu,N: vnapi-fwd pauses its lcores, stops the port,
              reads its mbuf pool's in-use count, sets the MTU, starts the port, resumes);
-  secondary  dpdk-proc-info --proc-type secondary --file-prefix <vnapi-fwd's> -d <plugin>
-             -- --xstats, started every second (the next one when the previous has ended, if
+  secondary  dpdk-proc-info --file-prefix <vnapi-fwd's> -d <plugin> -- --xstats (proc-info
+             always attaches as a secondary), started every second (the next one when the previous has ended, if
              it took longer), each with a 20 s timeout.
 
 Epochs. The run is cut at every disturbance (t = 20, 30, 40, 60, 80, 90, ... s; both at once at
@@ -88,7 +88,8 @@ class Secondary(threading.Thread):
 
     def __init__(self, prefix, plugin):
         super().__init__(daemon=True, name='secondary')
-        self.argv = ['dpdk-proc-info', '--no-pci', '--proc-type', 'secondary',
+        # proc-info adds --proc-type=secondary itself (25.11's refuses it twice).
+        self.argv = ['dpdk-proc-info', '--no-pci',
                      '--file-prefix', prefix, '--single-file-segments',
                      '--log-level=lib.eal:notice', '-d', plugin, '--', '--xstats']
         self.halt = threading.Event()
