@@ -18,12 +18,24 @@
  * every port (tx queue index = the lcore's position in the config).
  *
  * Ends on SIGINT, SIGTERM or after --duration, prints final counters and a
- * last line "FINAL rx=N tx=N dropped=N" (rx = tx + dropped).
+ * last line "FINAL rx=N tx=N dropped=N" (rx = tx + dropped; these count the
+ * whole run, the QUEUE/HIST/LCORE_TOTAL lines only since the last restart).
+ *
+ * Control (DPDK telemetry, e.g. dpdk-telemetry.py -f <file-prefix>):
+ *   /vnapi_fwd/port_restart[,MTU]  stop every lcore's napi context, stop every
+ *                                  port, (set MTU,) start them, resume
+ *   /vnapi_fwd/mtu,MTU             the same with an MTU change
+ * The reply (after the restart, or an error after FWD_CTL_TIMEOUT_S) holds
+ * the restart count, the mbufs of the pool in use while the ports were
+ * stopped (every ring released: the same figure every time unless mbufs
+ * leak), and the stop and start times. devtools/soak.py drives them.
  */
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +55,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pdump.h>
+#include <rte_telemetry.h>
 
 #include "napi.h"
 #include "vnapi_compat.h"
@@ -52,6 +65,7 @@
 #define FWD_MBUF_CACHE  256
 #define FWD_NB_RXD      512
 #define FWD_NB_TXD      512
+#define FWD_CTL_TIMEOUT_S 30 /* a control request not served by then is reported failed */
 
 enum fwd_kind {
 	FWD_IO,
@@ -120,6 +134,33 @@ static unsigned int fwd_nb_lcores;
 static uint16_t fwd_ports[RTE_MAX_ETHPORTS];
 static unsigned int fwd_nb_ports;
 static volatile sig_atomic_t fwd_quit;
+/* Posted (async-signal-safe) to wake the main thread when it has no context to run. */
+static sem_t fwd_wake;
+
+/*
+ * A control request (telemetry thread) for the main thread, which serves it
+ * while no lcore runs: the lock also covers creating and freeing the napi
+ * contexts, so that a request never stops a context being freed.
+ */
+struct fwd_ctl {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;     /* CLOCK_MONOTONIC; signalled when a request is served */
+	bool busy;               /* a request is pending or being served */
+	bool pending;            /* ... and the main thread has not taken it yet */
+	uint64_t seq;            /* requests served */
+	uint16_t mtu;            /* of the pending request; 0: keep the MTU */
+	/* Outcome of the last request served. */
+	int ret;
+	const char *failed;      /* the step that failed, or NULL */
+	uint32_t mtu_now;
+	uint64_t in_use_stopped;
+	uint64_t stop_us;
+	uint64_t start_us;
+};
+
+static struct fwd_ctl fwd_ctl = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* ---- signals ---------------------------------------------------------------- */
 
@@ -133,6 +174,7 @@ fwd_on_signal(int sig)
 	for (i = 0; i < fwd_nb_lcores; i++)
 		if (fwd_lcores[i].ctx != NULL)
 			napi_stop(fwd_lcores[i].ctx);
+	sem_post(&fwd_wake);
 }
 
 static const int fwd_signals[] = { SIGINT, SIGTERM, SIGALRM };
@@ -169,7 +211,8 @@ usage(const char *prog)
 		"  --sleep-timeout-ms N    housekeeping timeout of a sleeping lcore (default 0: none)\n"
 		"  --tx-retries N          tx back-pressure retries with reclaim (default %u)\n"
 		"  --nb-rxd N, --nb-txd N  ring sizes (default %u, %u)\n"
-		"  --duration S            stop after S seconds (default 0: at SIGINT/SIGTERM)\n",
+		"  --duration S            stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
+		"Telemetry: /vnapi_fwd/port_restart[,MTU], /vnapi_fwd/mtu,MTU restart every port\n",
 		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_IDLE_POLLS_DEFAULT,
 		NAPI_TX_RETRIES_DEFAULT, FWD_NB_RXD, FWD_NB_TXD);
 }
@@ -472,6 +515,77 @@ fwd_port_setup(uint16_t port, struct rte_mempool *pool)
 	return 0;
 }
 
+/*
+ * The napi context of every lcore, with its entries (the targets are set up
+ * once in fwd_setup). Called at start and after each control restart (a
+ * stopped context stays stopped: a new one is made). Caller holds
+ * fwd_ctl.lock, or no other thread runs yet.
+ */
+static int
+fwd_ctx_create_all(void)
+{
+	unsigned int i, n[FWD_MAX_LCORES] = { 0 };
+	int ret;
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_lcore *lc = &fwd_lcores[i];
+		struct napi_ctx_conf cc;
+
+		napi_ctx_conf_init(&cc);
+		cc.lcore_id = lc->lcore;
+		cc.idle_polls = opts.idle_polls;
+		cc.idle_us = opts.idle_us;
+		cc.disable_on_race = opts.disable_on_race;
+		cc.adaptive_idle = opts.adaptive_idle;
+		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
+		cc.tx_retries = opts.tx_retries;
+		lc->ret = 0;
+		lc->ctx = napi_ctx_create(&cc);
+		if (lc->ctx == NULL) {
+			fprintf(stderr, "lcore %u: napi context: %s\n", lc->lcore,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	for (i = 0; i < opts.nb_entries; i++) {
+		const struct fwd_entry *e = &opts.entries[i];
+		struct fwd_lcore *lc = fwd_lcore_get(e->lcore);
+		unsigned int li = (unsigned int)(lc - fwd_lcores);
+		struct fwd_target *t = &lc->targets[n[li]++];
+		struct napi_queue_conf qc;
+
+		memset(&qc, 0, sizeof(qc));
+		qc.port = e->port;
+		qc.queue = e->queue;
+		qc.mode = opts.mode;
+		qc.budget = opts.budget;
+		qc.handler = fwd_handler;
+		qc.handler_arg = t;
+		qc.has_tx = true;
+		qc.tx_port = t->dst_port;
+		qc.tx_queue = t->dst_queue;
+		ret = napi_queue_add(lc->ctx, &qc);
+		if (ret < 0) {
+			fprintf(stderr, "(%u,%u,%u): napi_queue_add: %s\n", e->port, e->queue,
+				e->lcore, rte_strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Free every lcore's context. Caller holds fwd_ctl.lock (or is alone). */
+static void
+fwd_ctx_free_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		napi_ctx_free(fwd_lcores[i].ctx);
+		fwd_lcores[i].ctx = NULL;
+	}
+}
+
 static int
 fwd_setup(struct rte_mempool **poolp)
 {
@@ -515,55 +629,19 @@ fwd_setup(struct rte_mempool **poolp)
 			return ret;
 	}
 
-	for (i = 0; i < fwd_nb_lcores; i++) {
-		struct fwd_lcore *lc = &fwd_lcores[i];
-		struct napi_ctx_conf cc;
-
-		napi_ctx_conf_init(&cc);
-		cc.lcore_id = lc->lcore;
-		cc.idle_polls = opts.idle_polls;
-		cc.idle_us = opts.idle_us;
-		cc.disable_on_race = opts.disable_on_race;
-		cc.adaptive_idle = opts.adaptive_idle;
-		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
-		cc.tx_retries = opts.tx_retries;
-		lc->ctx = napi_ctx_create(&cc);
-		if (lc->ctx == NULL) {
-			fprintf(stderr, "lcore %u: napi context: %s\n", lc->lcore,
-				rte_strerror(rte_errno));
-			return -rte_errno;
-		}
-	}
 	for (i = 0; i < opts.nb_entries; i++) {
 		const struct fwd_entry *e = &opts.entries[i];
 		struct fwd_lcore *lc = fwd_lcore_get(e->lcore);
 		struct fwd_target *t = &lc->targets[lc->nb_targets++];
-		struct napi_queue_conf qc;
 
 		t->dst_port = fwd_dst_port(e->port);
 		t->dst_queue = lc->txq;
 		t->lc = lc;
-		memset(&qc, 0, sizeof(qc));
-		qc.port = e->port;
-		qc.queue = e->queue;
-		qc.mode = opts.mode;
-		qc.budget = opts.budget;
-		qc.handler = fwd_handler;
-		qc.handler_arg = t;
-		qc.has_tx = true;
-		qc.tx_port = t->dst_port;
-		qc.tx_queue = t->dst_queue;
-		ret = napi_queue_add(lc->ctx, &qc);
-		if (ret < 0) {
-			fprintf(stderr, "(%u,%u,%u): napi_queue_add: %s\n", e->port, e->queue,
-				e->lcore, rte_strerror(-ret));
-			return ret;
-		}
 		printf("rx port %u queue %u on lcore %u -> tx port %u queue %u, %s, budget %u\n",
 		       e->port, e->queue, e->lcore, t->dst_port, t->dst_queue,
 		       napi_mode_name(opts.mode), opts.budget);
 	}
-	return 0;
+	return fwd_ctx_create_all();
 }
 
 /* ---- periodic stats ---------------------------------------------------------- */
@@ -698,10 +776,182 @@ fwd_stats_thread(void *arg)
 		if (now < next + (uint64_t)opts.stats_s * 1000000000ull)
 			continue;
 		next += (uint64_t)opts.stats_s * 1000000000ull;
+		/* The contexts are remade at a control restart: not meanwhile. */
+		pthread_mutex_lock(&fwd_ctl.lock);
 		fwd_stats_print((double)(now - last) / 1e9, (double)(now - t0) / 1e9);
+		pthread_mutex_unlock(&fwd_ctl.lock);
 		last = now;
 	}
 	return 0;
+}
+
+/* ---- control: port restart and MTU change --------------------------------------- */
+
+/* Ask every lcore's napi_run() to return and wake the main thread. */
+static void
+fwd_ctl_stop_lcores(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fwd_nb_lcores; i++)
+		if (fwd_lcores[i].ctx != NULL)
+			napi_stop(fwd_lcores[i].ctx);
+	sem_post(&fwd_wake);
+}
+
+/*
+ * Serve a control request: the main thread, with every lcore back from
+ * napi_run() and signals blocked (the handler walks the contexts). The
+ * contexts are freed first (their rx interrupts unregistered and disarmed),
+ * the ports stopped, the pool's in-use count read (every ring released:
+ * what the application itself holds, nothing here), the MTU set, the ports
+ * started, new contexts made. Returns 0, or -errno when no context could be
+ * made (the caller then ends the run).
+ */
+static int
+fwd_ctl_serve(struct rte_mempool *pool)
+{
+	const char *failed = NULL;
+	uint64_t t0, t1, t2, in_use;
+	uint16_t mtu, mtu_now = 0;
+	unsigned int i;
+	int ret = 0, r;
+
+	pthread_mutex_lock(&fwd_ctl.lock);
+	__atomic_store_n(&fwd_ctl.pending, false, __ATOMIC_RELAXED); /* read unlocked: atomic */
+	mtu = fwd_ctl.mtu;
+	fwd_ctx_free_all();
+	pthread_mutex_unlock(&fwd_ctl.lock);
+
+	t0 = mono_ns();
+	for (i = 0; i < fwd_nb_ports; i++) {
+		r = rte_eth_dev_stop(fwd_ports[i]);
+		if (r != 0 && ret == 0) {
+			ret = r;
+			failed = "stop";
+		}
+	}
+	t1 = mono_ns();
+	in_use = rte_mempool_in_use_count(pool);
+	for (i = 0; i < fwd_nb_ports && mtu != 0; i++) {
+		r = rte_eth_dev_set_mtu(fwd_ports[i], mtu);
+		if (r != 0 && ret == 0) {
+			ret = r;
+			failed = "mtu";
+		}
+	}
+	t2 = mono_ns();
+	for (i = 0; i < fwd_nb_ports; i++) {
+		r = rte_eth_dev_start(fwd_ports[i]);
+		if (r != 0 && ret == 0) {
+			ret = r;
+			failed = "start";
+		}
+	}
+	if (fwd_nb_ports > 0)
+		rte_eth_dev_get_mtu(fwd_ports[0], &mtu_now);
+	printf("CONTROL restart %" PRIu64 ": %s%s, mtu %u, %" PRIu64 " mbufs in use while stopped,"
+	       " stop %" PRIu64 " us, start %" PRIu64 " us\n", fwd_ctl.seq + 1,
+	       ret == 0 ? "ok" : "failed at ", failed != NULL ? failed : "", mtu_now, in_use,
+	       (t1 - t0) / 1000, (mono_ns() - t2) / 1000);
+
+	pthread_mutex_lock(&fwd_ctl.lock);
+	fwd_ctl.ret = ret;
+	fwd_ctl.failed = failed;
+	fwd_ctl.mtu_now = mtu_now;
+	fwd_ctl.in_use_stopped = in_use;
+	fwd_ctl.stop_us = (t1 - t0) / 1000;
+	fwd_ctl.start_us = (mono_ns() - t2) / 1000;
+	r = fwd_ctx_create_all();
+	fwd_ctl.seq++;
+	fwd_ctl.busy = false;
+	pthread_cond_broadcast(&fwd_ctl.cond);
+	pthread_mutex_unlock(&fwd_ctl.lock);
+	return r;
+}
+
+/*
+ * /vnapi_fwd/port_restart[,MTU] and /vnapi_fwd/mtu,MTU (telemetry thread):
+ * hand the request to the main thread and wait (bounded) until it is
+ * served. One request at a time: -EBUSY while one is under way.
+ */
+static int
+fwd_tel_restart(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	bool need_mtu = strcmp(cmd, "/vnapi_fwd/mtu") == 0;
+	struct timespec until;
+	uint32_t mtu = 0;
+	uint64_t seq;
+	int ret = 0;
+
+	if (params != NULL && *params != '\0') {
+		if (parse_u32(params, RTE_ETHER_MIN_MTU, UINT16_MAX, &mtu) != 0)
+			return -EINVAL;
+	} else if (need_mtu) {
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&fwd_ctl.lock);
+	if (fwd_ctl.busy || fwd_quit) {
+		pthread_mutex_unlock(&fwd_ctl.lock);
+		return -EBUSY;
+	}
+	fwd_ctl.busy = true;
+	/* Release: pairs with the acquire load in fwd_run_once(). */
+	__atomic_store_n(&fwd_ctl.pending, true, __ATOMIC_RELEASE);
+	fwd_ctl.mtu = (uint16_t)mtu;
+	seq = fwd_ctl.seq;
+	fwd_ctl_stop_lcores();
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += FWD_CTL_TIMEOUT_S;
+	while (fwd_ctl.seq == seq && !fwd_quit && ret == 0)
+		ret = pthread_cond_timedwait(&fwd_ctl.cond, &fwd_ctl.lock, &until);
+	rte_tel_data_start_dict(d);
+	if (fwd_ctl.seq == seq) {
+		rte_tel_data_add_dict_string(d, "result", fwd_quit ? "quitting" : "timeout");
+	} else {
+		rte_tel_data_add_dict_string(d, "result", fwd_ctl.ret == 0 ? "ok" : "failed");
+		if (fwd_ctl.failed != NULL)
+			rte_tel_data_add_dict_string(d, "failed_at", fwd_ctl.failed);
+		rte_tel_data_add_dict_int(d, "errno", -fwd_ctl.ret);
+		vnapi_tel_dict_add_u64(d, "restarts", fwd_ctl.seq);
+		vnapi_tel_dict_add_u64(d, "mtu", fwd_ctl.mtu_now);
+		vnapi_tel_dict_add_u64(d, "mbufs_in_use_stopped", fwd_ctl.in_use_stopped);
+		vnapi_tel_dict_add_u64(d, "stop_us", fwd_ctl.stop_us);
+		vnapi_tel_dict_add_u64(d, "start_us", fwd_ctl.start_us);
+	}
+	pthread_mutex_unlock(&fwd_ctl.lock);
+	return 0;
+}
+
+static int
+fwd_ctl_init(void)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	if (sem_init(&fwd_wake, 0, 0) != 0)
+		return -errno;
+	ret = pthread_condattr_init(&ca);
+	if (ret == 0)
+		ret = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (ret == 0)
+		ret = pthread_cond_init(&fwd_ctl.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return -ret;
+}
+
+/*
+ * Once the ports and contexts are set up: from then on a request may come
+ * in (the telemetry thread reads fwd_lcores[] and fwd_nb_lcores, which no
+ * longer change but for the contexts, remade under fwd_ctl.lock).
+ */
+static void
+fwd_ctl_register(void)
+{
+	rte_telemetry_register_cmd("/vnapi_fwd/port_restart", fwd_tel_restart,
+				   "Stop and start every port (lcores paused). Parameters: [int mtu]");
+	rte_telemetry_register_cmd("/vnapi_fwd/mtu", fwd_tel_restart,
+				   "Stop every port, set the MTU, start them. Parameters: int mtu");
 }
 
 /* ---- main --------------------------------------------------------------------- */
@@ -767,11 +1017,62 @@ fwd_final(void)
 	fflush(stdout);
 }
 
+/*
+ * Run every lcore's context until napi_stop() (a signal or a control
+ * request): the other lcores launched, the main lcore's context here (or a
+ * wait on fwd_wake). Signals are unblocked only meanwhile: the handler walks
+ * the contexts, which a control restart remakes. Returns 0, or 1 when an
+ * lcore failed.
+ */
+static int
+fwd_run_once(void)
+{
+	struct fwd_lcore *main_lc = NULL;
+	unsigned int i;
+	int ret, code = 0;
+
+	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct fwd_lcore *lc = &fwd_lcores[i];
+
+		if (lc->lcore == rte_get_main_lcore()) {
+			main_lc = lc;
+			continue;
+		}
+		ret = rte_eal_remote_launch(fwd_lcore_main, lc, lc->lcore);
+		if (ret != 0) {
+			fprintf(stderr, "lcore %u: launch failed: %s\n", lc->lcore,
+				rte_strerror(-ret));
+			fwd_on_signal(SIGTERM);
+			code = 1;
+			break;
+		}
+	}
+	fwd_block_signals(SIG_UNBLOCK);
+	if (main_lc != NULL) {
+		main_lc->ret = napi_run(main_lc->ctx);
+	} else {
+		/*
+		 * Posted by the signal handler and by a control request. The
+		 * acquire load of pending pairs with the requester's release
+		 * store before its sem_post (a request is seen at the latest
+		 * after the wake it posts).
+		 */
+		while (!fwd_quit && !__atomic_load_n(&fwd_ctl.pending, __ATOMIC_ACQUIRE) &&
+		       code == 0)
+			sem_wait(&fwd_wake);
+	}
+	fwd_block_signals(SIG_BLOCK);
+	rte_eal_mp_wait_lcore();
+	for (i = 0; i < fwd_nb_lcores; i++)
+		if (fwd_lcores[i].ret != 0)
+			code = 1;
+	return code;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct rte_mempool *pool = NULL;
-	struct fwd_lcore *main_lc = NULL;
 	struct sigaction sa;
 	vnapi_ctrl_thread_t stats_tid;
 	bool stats_started = false;
@@ -798,6 +1099,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
+	ret = fwd_ctl_init();
+	if (ret != 0) {
+		fprintf(stderr, "control init: %s\n", strerror(-ret));
+		rte_eal_cleanup();
+		return 1;
+	}
 	ret = fwd_setup(&pool);
 	if (ret != 0) {
 		code = 1;
@@ -809,6 +1116,7 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < RTE_DIM(fwd_signals); i++)
 		sigaction(fwd_signals[i], &sa, NULL);
+	fwd_ctl_register();
 
 	if (opts.stats_s > 0) {
 		ret = vnapi_ctrl_thread_create(&stats_tid, "vnapi-fwd-stats",
@@ -819,50 +1127,37 @@ main(int argc, char **argv)
 			fprintf(stderr, "stats thread: %s\n", rte_strerror(abs(ret)));
 	}
 
-	for (i = 0; i < fwd_nb_lcores; i++) {
-		struct fwd_lcore *lc = &fwd_lcores[i];
-
-		if (lc->lcore == rte_get_main_lcore()) {
-			main_lc = lc;
-			continue;
-		}
-		ret = rte_eal_remote_launch(fwd_lcore_main, lc, lc->lcore);
-		if (ret != 0) {
-			fprintf(stderr, "lcore %u: launch failed: %s\n", lc->lcore,
-				rte_strerror(-ret));
-			fwd_on_signal(SIGTERM);
-			code = 1;
-			break;
-		}
-	}
 	printf("FORWARDING fwd=%s mode=%s lcores=%u ports=%u\n",
 	       opts.fwd == FWD_IO ? "io" : "macswap", napi_mode_name(opts.mode),
 	       fwd_nb_lcores, fwd_nb_ports);
 	fflush(stdout);
 	if (opts.duration_s > 0)
 		alarm(opts.duration_s);
-	fwd_block_signals(SIG_UNBLOCK);
-	if (main_lc != NULL) {
-		main_lc->ret = napi_run(main_lc->ctx);
-	} else {
-		while (!fwd_quit)
-			pause();
+	for (;;) {
+		if (fwd_run_once() != 0)
+			code = 1;
+		if (fwd_quit || code != 0)
+			break;
+		/* Back from napi_run() without a signal: a control request. */
+		if (fwd_ctl_serve(pool) != 0) {
+			code = 1;
+			break;
+		}
 	}
-	rte_eal_mp_wait_lcore();
 	fwd_quit = 1;
+	/* A control request that came in meanwhile: its client is told we quit. */
+	pthread_mutex_lock(&fwd_ctl.lock);
+	pthread_cond_broadcast(&fwd_ctl.cond);
+	pthread_mutex_unlock(&fwd_ctl.lock);
 	if (stats_started)
 		vnapi_ctrl_thread_join(stats_tid);
-	for (i = 0; i < fwd_nb_lcores; i++)
-		if (fwd_lcores[i].ret != 0)
-			code = 1;
 	fwd_final();
 
 out:
 	fwd_block_signals(SIG_BLOCK); /* the handler walks the contexts */
-	for (i = 0; i < fwd_nb_lcores; i++) {
-		napi_ctx_free(fwd_lcores[i].ctx);
-		fwd_lcores[i].ctx = NULL;
-	}
+	pthread_mutex_lock(&fwd_ctl.lock);
+	fwd_ctx_free_all();
+	pthread_mutex_unlock(&fwd_ctl.lock);
 	for (i = 0; i < fwd_nb_ports; i++) {
 		rte_eth_dev_stop(fwd_ports[i]);
 		rte_eth_dev_close(fwd_ports[i]);

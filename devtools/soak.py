@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""Soak benchmark (issue 20, item 5): vnapi-fwd in hybrid mode on net_vnapi for --minutes
+(default 10) under disturbance, then exact counts and resources back at their baseline.
+
+Usage (root; takes both CPUs, so under the machine's CPU lock):
+  flock /run/vnapi-cpu.lock devtools/soak.py [--minutes M] [--build DIR] [--doc doc/soak.md]
+
+Processes (each with a deadline, each ended by its PID):
+  back end   dpdk-testpmd with net_vhost (the vhost-user server), lcores 0@0 (CLI), 1@1 (io
+             forwarding); SIGKILLed and started anew on the same socket every 20 s;
+  vnapi-fwd  --mode hybrid --fwd io on net_vnapi0 (client), lcore 0@0, 2 MB hugepages so that
+             secondaries can attach; every 30 s a port stop/start with an MTU change, asked for
+             over telemetry (/vnapi_fwd/mtu,N: vnapi-fwd pauses its lcores, stops the port,
+             reads its mbuf pool's in-use count, sets the MTU, starts the port, resumes);
+  secondary  dpdk-proc-info --file-prefix <vnapi-fwd's> -d <plugin> -- --xstats (proc-info
+             always attaches as a secondary), started every second (the next one when the previous has ended, if
+             it took longer), each with a 20 s timeout.
+
+Epochs. The run is cut at every disturbance (t = 20, 30, 40, 60, 80, 90, ... s; both at once at
+multiples of 60 s: back end killed, port restarted without a back end, back end started). An
+epoch starts at link-up (net_vhost's port up, and vnapi-fwd's port up over telemetry) and ends
+at the next disturbance. In it the back end starts a fixed population of packets circulating
+('start tx_first 4' in io mode: 128 frames of 64 bytes, well under every ring's 512 slots, so
+no ring can overflow) which vnapi-fwd forwards back, round after round, until 1.5 s before the
+disturbance; then the back end stops forwarding and switches to rxonly, which takes every frame
+still on the way back. The epoch's check is exact: what the back end's PMD sent (TX-packets,
+TX-bytes since the epoch's 'clear port stats') equals what it received (RX-packets, RX-bytes),
+and nothing was dropped (testpmd's TX-dropped, vnapi-fwd's dropped). Because each epoch
+drains before its disturbance, no packet is in flight when the back end is killed or the port
+stopped: nothing is excluded (a frame killed in flight would not be "sent after link-up and
+received"; this design leaves no such frame to excuse). At the end, vnapi-fwd's FINAL line
+must say rx = tx = the sum of what the back end sent over all epochs, dropped = 0.
+
+Resources, read in the same drained state at the end of every epoch: vnapi-fwd's open fds
+(harness.open_fds_back_to: equal to the first epoch's), its VmRSS (growth from the first epoch
+to the last under 1 MB; hugepage memory is not in VmRSS). Mbufs: every port restart reports
+the pool's in-use count while the port is stopped (every ring released); each must equal the
+first, and one more restart after the last epoch (/vnapi_fwd/port_restart, the MTU kept)
+gives the final figure. Every secondary must
+exit 0 and list rx_q0_good_packets.
+
+Prints a table per epoch and a summary, and with --doc PATH writes them (with the exact
+command) between the '<!-- soak:begin -->' and '<!-- soak:end -->' lines of PATH.
+Exit 0 when every check holds, 1 otherwise (a benchmark: meson registers a short run as a
+benchmark(), never as a test).
+"""
+
+import argparse
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vnapitools import harness as h  # noqa: E402
+
+RESTART_EVERY_S = 20
+PORT_EVERY_S = 30
+MTUS = (1400, 1500)          # alternately, starting with 1400 (the port starts at 1500)
+DRAIN_BEFORE_S = 2.5         # counted traffic stops this long before each disturbance
+TX_FIRST_BURSTS = 4          # x 32 frames: the circulating population
+POPULATION = 32 * TX_FIRST_BURSTS
+LINK_TIMEOUT_S = 30.0
+DRAIN_TIMEOUT_S = 10.0
+SECONDARY_PERIOD_S = 1.0
+SECONDARY_TIMEOUT_S = 20.0
+RSS_GROWTH_MAX_KB = 1024
+FWD_MB = 256
+SETTLE_S = 0.5               # rxonly until RX-packets has not moved for this long
+
+
+def rss_kb(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    raise h.HarnessError('no VmRSS for pid %d' % pid)
+
+
+class Secondary(threading.Thread):
+    """dpdk-proc-info --xstats against vnapi-fwd once a second until stopped."""
+
+    def __init__(self, prefix, plugin):
+        super().__init__(daemon=True, name='secondary')
+        # proc-info adds --proc-type=secondary itself (25.11's refuses it twice).
+        self.argv = ['dpdk-proc-info', '--no-pci',
+                     '--file-prefix', prefix, '--single-file-segments',
+                     '--log-level=lib.eal:notice', '-d', plugin, '--', '--xstats']
+        self.halt = threading.Event()
+        self.runs = 0
+        self.failures = []      # (t, why)
+        self.durations = []
+        self.last_rx = None
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.halt.is_set():
+            t0 = time.monotonic()
+            p = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, text=True,
+                                 preexec_fn=h._child_setup)
+            try:
+                out, _ = p.communicate(timeout=SECONDARY_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                os.kill(p.pid, signal.SIGKILL)
+                out, _ = p.communicate()
+                self.failures.append((t0, 'timeout after %.0f s' % SECONDARY_TIMEOUT_S))
+            else:
+                m = re.search(r'^\s*rx_q0_good_packets:\s+(\d+)', out, re.M)
+                if p.returncode != 0 or m is None:
+                    self.failures.append((t0, 'exit %d, rx_q0_good_packets %s: %s' % (
+                        p.returncode, 'listed' if m else 'missing',
+                        ' '.join(out[-400:].split()))))
+                else:
+                    self.last_rx = int(m.group(1))
+            self.runs += 1
+            self.durations.append(time.monotonic() - t0)
+            nxt += SECONDARY_PERIOD_S
+            self.halt.wait(max(0.0, nxt - time.monotonic()))
+            nxt = max(nxt, time.monotonic() - SECONDARY_PERIOD_S)
+
+
+class Soak:
+    def __init__(self, args, session):
+        self.a = args
+        self.s = session
+        self.total_s = args.minutes * 60.0
+        self.epochs = []
+        self.disturbances = []
+        self.restarts = []          # replies of /vnapi_fwd/mtu
+        self.failures = []
+        self.backend = None
+        self.fwd = None
+        self.sock = session.workdir.socket()
+        self.plugin = h.prepare_plugin(args.plugin)
+        self.prefix = h.unique('soak')
+        self.fds0 = self.rss0 = None
+        self.backend_starts = 0
+
+    # ---- processes ----
+    def start_backend(self):
+        deadline = self.total_s + 300.0
+        b, _ = h.start_backend(self.s.workdir, sock=self.sock, deadline=deadline)
+        self.backend = self.s.add(b)
+        self.backend_starts += 1
+
+    def kill_backend(self):
+        self.backend.kill()
+        if self.backend.wait_exit(10.0) is None:
+            raise h.HarnessError('back end pid %d did not die' % self.backend.pid)
+        self.backend.stop()   # runtime dir cleanup
+        if os.path.exists(self.sock):
+            os.unlink(self.sock)
+
+    def start_fwd(self):
+        if h.free_hugepages_2m() < FWD_MB // 2 + 16:
+            raise h.HarnessError('%d free 2 MB hugepages, need %d' % (
+                h.free_hugepages_2m(), FWD_MB // 2 + 16))
+        argv = [self.a.fwd, '--no-pci', '--lcores', '0@0', '--file-prefix', self.prefix,
+                '--single-file-segments', '-m', str(FWD_MB), '--log-level=lib.eal:notice',
+                '-d', self.plugin, '--vdev', 'net_vnapi0,path=%s' % self.sock,
+                '--', '--config', '(0,0,0)', '--mode', 'hybrid', '--fwd', 'io',
+                '--duration', str(int(self.total_s + 240))]
+        self.fwd = self.s.add(h.DpdkProcess('vnapi-fwd', argv, deadline=self.total_s + 270,
+                                            cleanup=[h._rm_runtime(self.prefix)]).start())
+        self.fwd.wait_for(r'^FORWARDING', 60, what='vnapi-fwd forwarding')
+
+    def fwd_link_up(self):
+        r = h.telemetry(self.prefix, '/ethdev/link_status,0').get('/ethdev/link_status', {})
+        return r.get('status') == 'UP'
+
+    def wait_link(self):
+        t0 = time.monotonic()
+        h.poll_until(self.backend.link_up, LINK_TIMEOUT_S, interval=0.05,
+                     what='back end link up')
+        h.poll_until(self.fwd_link_up, LINK_TIMEOUT_S, interval=0.05,
+                     what='vnapi-fwd link up')
+        return time.monotonic() - t0
+
+    def port_restart(self, mtu=None):
+        """/vnapi_fwd/mtu,MTU, or /vnapi_fwd/port_restart (MTU unchanged) for None."""
+        cmd = '/vnapi_fwd/port_restart' if mtu is None else '/vnapi_fwd/mtu'
+        r = h.telemetry(self.prefix, cmd if mtu is None else '%s,%d' % (cmd, mtu),
+                        timeout=40.0)
+        r = r.get(cmd) if isinstance(r, dict) else None
+        if not isinstance(r, dict) or r.get('result') != 'ok' or \
+                (mtu is not None and r.get('mtu') != mtu):
+            raise h.CheckFailed('%s,%s: %r' % (cmd, mtu, r))
+        self.restarts.append(r)
+        return r
+
+    # ---- one epoch ----
+    def rx_settled(self):
+        """rxonly until RX-packets stops moving (SETTLE_S): frames still on the way back."""
+        b = self.backend
+        b.cmd('set fwd rxonly')
+        b.start_fwd()
+        st = h.wait_stable(b, 'RX-packets', DRAIN_TIMEOUT_S, settle=SETTLE_S)
+        b.stop_fwd()
+        return st
+
+    def epoch(self, until, end_event, link_s, dist):
+        """One link-up epoch; @dist is the disturbance that began it (None for the first):
+        its in-flight window's figures are completed here."""
+        b = self.backend
+        if dist is not None:
+            if dist['tail_alive']:
+                # The back end survived (port restart): its in-flight window's counts.
+                b.stop_fwd()
+                st = b.port_stats()
+                dist['tail_sent'], dist['tail_received'] = st['TX-packets'], st['RX-packets']
+                b.cmd('clear port stats all')
+            dist['late'] = self.rx_settled()['RX-packets']
+            if dist['tail_sent'] is not None:
+                dist['lost'] = dist['tail_sent'] - dist['tail_received'] - dist['late']
+        t_begin = time.monotonic()
+        b.cmd('clear port stats all')
+        b.cmd('set fwd io')
+        r = b.cmd('start tx_first %d' % TX_FIRST_BURSTS)
+        if 'packet forwarding' not in r:
+            raise h.HarnessError('start tx_first: %r' % r)
+        time.sleep(max(0.0, until - DRAIN_BEFORE_S - time.monotonic()))  # traffic time
+        io = b.stop_fwd()
+        t_stop = time.monotonic()
+        b.cmd('set fwd rxonly')
+        b.start_fwd()
+        sent = b.port_stats()['TX-packets']
+        try:
+            h.wait_counter(b, 'RX-packets', sent, DRAIN_TIMEOUT_S)
+        except h.HarnessError as e:   # lost (or duplicated): the epoch fails, the soak goes on
+            print('EPOCH %d: %s' % (len(self.epochs) + 1, str(e).split('\n')[0]), flush=True)
+        b.stop_fwd()
+        st = b.port_stats()
+        drained_s = time.monotonic() - t_stop
+        fds = h.open_fds_back_to(self.fwd.pid, self.fds0) if self.fds0 is not None else \
+            h.open_fds_settled(self.fwd.pid)
+        rss = rss_kb(self.fwd.pid)
+        if self.fds0 is None:
+            self.fds0, self.rss0 = fds, rss
+        e = {
+            'n': len(self.epochs) + 1, 't': t_begin - self.t0, 'link_s': link_s,
+            'traffic_s': t_stop - t_begin, 'drain_s': drained_s,
+            'sent': st['TX-packets'], 'received': st['RX-packets'],
+            'tx_bytes': st['TX-bytes'], 'rx_bytes': st['RX-bytes'],
+            'tx_dropped': io.get(0, {}).get('TX-dropped', 0) if io else 0,
+            'fds': fds, 'rss_kb': rss, 'end': end_event,
+        }
+        e['ok'] = (e['sent'] == e['received'] and e['tx_bytes'] == e['rx_bytes'] and
+                   e['sent'] > POPULATION and e['tx_dropped'] == 0 and fds == self.fds0)
+        self.epochs.append(e)
+        print('EPOCH %(n)d t=%(t).1f link=%(link_s).2fs traffic=%(traffic_s).1fs '
+              'sent=%(sent)d received=%(received)d tx_bytes=%(tx_bytes)d rx_bytes=%(rx_bytes)d '
+              'dropped=%(tx_dropped)d fds=%(fds)d rss_kb=%(rss_kb)d next=%(end)s %(ok)s' % e,
+              flush=True)
+        if not e['ok']:
+            self.failures.append('epoch %d: %r' % (e['n'], e))
+        if end_event != 'end' and self.a.in_flight:
+            # The in-flight window: the population circulates again, uncounted by the epoch,
+            # until the disturbance hits it.
+            b.cmd('clear port stats all')
+            b.cmd('set fwd io')
+            r = b.cmd('start tx_first %d' % TX_FIRST_BURSTS)
+            if 'packet forwarding' not in r:
+                raise h.HarnessError('start tx_first: %r' % r)
+
+    # ---- the run ----
+    def run(self):
+        self.start_backend()
+        self.start_fwd()
+        self.t0 = time.monotonic()
+        link_s = self.wait_link()
+        sec = Secondary(self.prefix, self.plugin)
+        sec.start()
+        self.secondary = sec
+        next_restart, next_port, mtu_i = RESTART_EVERY_S, PORT_EVERY_S, 0
+        dist = None
+        try:
+            while True:
+                at = min(next_restart, next_port, self.total_s)
+                restart = at == next_restart and at < self.total_s
+                port = at == next_port and at < self.total_s
+                ev = '+'.join(x for x, on in (('backend', restart),
+                                              ('port+mtu%d' % MTUS[mtu_i % 2], port)) if on) \
+                    or 'end'
+                self.epoch(self.t0 + at, ev, link_s, dist)
+                if ev == 'end':
+                    break
+                time.sleep(max(0.0, self.t0 + at - time.monotonic()))  # the schedule
+                dist = {'t': at, 'what': ev, 'tail_alive': self.a.in_flight and not restart,
+                        'tail_sent': None, 'tail_received': None, 'late': None, 'lost': None}
+                self.disturbances.append(dist)
+                if restart:
+                    self.kill_backend()
+                if port:
+                    self.port_restart(MTUS[mtu_i % 2])
+                    mtu_i += 1
+                    next_port += PORT_EVERY_S
+                if restart:
+                    self.start_backend()
+                    next_restart += RESTART_EVERY_S
+                link_s = self.wait_link()
+        finally:
+            sec.halt.set()
+            sec.join(SECONDARY_TIMEOUT_S + 5)
+        # Resources in the drained state of the last epoch, then a last restart for the pool.
+        self.fds_end = h.open_fds_back_to(self.fwd.pid, self.fds0)
+        self.rss_end = rss_kb(self.fwd.pid)
+        final = self.port_restart()
+        self.in_use_end = final['mbufs_in_use_stopped']
+        self.wait_link()
+        self.fwd.kill(signal.SIGINT)
+        m = self.fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', 30.0,
+                              what='vnapi-fwd FINAL line')
+        self.fwd_final = tuple(int(x) for x in m.groups())
+        self.fwd_rc = self.fwd.wait_exit(30.0)
+
+    # ---- verdict and report ----
+    def verdict(self):
+        checks = []
+        sent = sum(e['sent'] for e in self.epochs)
+        recv = sum(e['received'] for e in self.epochs)
+        checks.append(('every epoch: sent == received (packets and bytes), 0 dropped, fds at '
+                       'baseline', all(e['ok'] for e in self.epochs),
+                       '%d epochs, %d failed' % (len(self.epochs),
+                                                 sum(not e['ok'] for e in self.epochs))))
+        rx, tx, dropped = self.fwd_final
+        if not self.a.in_flight:
+            checks.append(('vnapi-fwd FINAL rx == tx == back end sent, dropped 0',
+                           rx == tx == sent and dropped == 0 and recv == sent,
+                           'rx=%d tx=%d dropped=%d, back end sent %d received %d'
+                           % (rx, tx, dropped, sent, recv)))
+        else:
+            # The in-flight windows add traffic no epoch counts; each window's population is
+            # POPULATION frames, so vnapi-fwd can drop at most that many per disturbance.
+            nd = len(self.disturbances)
+            checks.append(('vnapi-fwd FINAL rx == tx + dropped, rx >= the epochs\' sent, '
+                           'dropped <= %d per disturbance' % POPULATION,
+                           rx == tx + dropped and rx >= sent and dropped <= POPULATION * nd,
+                           'rx=%d tx=%d dropped=%d; epochs sent %d (received %d); %d in '
+                           'in-flight windows; %d disturbances' % (
+                               rx, tx, dropped, sent, recv, rx - sent, nd)))
+            known = [d for d in self.disturbances if d['lost'] is not None]
+            checks.append(('port restarts hit with traffic in flight: 0 <= lost <= %d each'
+                           % POPULATION,
+                           all(0 <= d['lost'] <= POPULATION for d in known),
+                           '%d windows, lost %s' % (len(known),
+                                                    sorted(d['lost'] for d in known))))
+        checks.append(('vnapi-fwd exit status 0', self.fwd_rc == 0, 'rc %s' % self.fwd_rc))
+        in_use = [r['mbufs_in_use_stopped'] for r in self.restarts]
+        checks.append(('mbufs in use with the port stopped equal at every restart',
+                       len(set(in_use)) == 1,
+                       '%d restarts, values %s' % (len(in_use), sorted(set(in_use)))))
+        checks.append(('fds at the end == baseline', self.fds_end == self.fds0,
+                       '%d -> %d' % (self.fds0, self.fds_end)))
+        growth = self.rss_end - self.rss0
+        checks.append(('RSS growth < %d kB' % RSS_GROWTH_MAX_KB, growth < RSS_GROWTH_MAX_KB,
+                       '%d kB -> %d kB (%+d kB)' % (self.rss0, self.rss_end, growth)))
+        sec = self.secondary
+        checks.append(('every secondary (dpdk-proc-info --xstats) exit 0 with xstats',
+                       sec.runs > 0 and not sec.failures,
+                       '%d runs, %d failed%s' % (sec.runs, len(sec.failures),
+                                                 ('; first: %s' % sec.failures[0][1][:200])
+                                                 if sec.failures else '')))
+        return checks
+
+    def report(self, checks, cmdline):
+        lines = []
+        lines.append('Command: `%s`' % cmdline)
+        lines.append('')
+        lines.append('Run: %s, %s, %.1f min, DPDK %s; %d back-end starts, %d port restarts '
+                     '(MTU %s alternately), %d secondary runs (%.2f s each on average).'
+                     % (time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), h.cpu_model(),
+                        self.a.minutes, dpdk_version(),
+                        self.backend_starts, len(self.restarts),
+                        '/'.join(str(m) for m in MTUS), self.secondary.runs,
+                        sum(self.secondary.durations) / max(1, len(self.secondary.durations))))
+        lines.append('')
+        lines.append('| epoch | t (s) | link-up wait (s) | traffic (s) | sent | received | '
+                     'bytes sent = received | dropped | fds | RSS (kB) | ends with |')
+        lines.append('|---:|---:|---:|---:|---:|---:|:---:|---:|---:|---:|:---|')
+        for e in self.epochs:
+            lines.append('| %d | %.1f | %.2f | %.1f | %d | %d | %s | %d | %d | %d | %s |' % (
+                e['n'], e['t'], e['link_s'], e['traffic_s'], e['sent'], e['received'],
+                'yes' if e['tx_bytes'] == e['rx_bytes'] else 'NO (%d / %d)' % (
+                    e['tx_bytes'], e['rx_bytes']),
+                e['tx_dropped'], e['fds'], e['rss_kb'], e['end']))
+        if self.a.in_flight:
+            lines.append('')
+            lines.append('In-flight windows (after each epoch\'s drain, %d frames circulate '
+                         'again until the disturbance; not part of any epoch):' % POPULATION)
+            lines.append('')
+            lines.append('| t (s) | disturbance | back end sent | received | late (next '
+                         'link-up) | lost in flight |')
+            lines.append('|---:|:---|---:|---:|---:|---:|')
+            for d in self.disturbances:
+                unk = 'killed with it'
+                lines.append('| %d | %s | %s | %s | %s | %s |' % (
+                    d['t'], d['what'],
+                    unk if d['tail_sent'] is None else d['tail_sent'],
+                    unk if d['tail_received'] is None else d['tail_received'],
+                    '-' if d['late'] is None else d['late'],
+                    '<= %d' % POPULATION if d['lost'] is None else d['lost']))
+        lines.append('')
+        in_use = [r['mbufs_in_use_stopped'] for r in self.restarts]
+        stop_us = sorted(r['stop_us'] for r in self.restarts)
+        start_us = sorted(r['start_us'] for r in self.restarts)
+        lines.append('Port restarts: mbufs in use while stopped %s; stop %d..%d us, '
+                     'start %d..%d us (median %d / %d us).' % (
+                         'always %d' % in_use[0] if len(set(in_use)) == 1 else
+                         'VARIED: %s' % in_use, stop_us[0], stop_us[-1], start_us[0],
+                         start_us[-1], stop_us[len(stop_us) // 2],
+                         start_us[len(start_us) // 2]))
+        lines.append('')
+        lines.append('| check | result | figures |')
+        lines.append('|:---|:---:|:---|')
+        for what, ok, fig in checks:
+            lines.append('| %s | %s | %s |' % (what, 'PASS' if ok else 'FAIL', fig))
+        return '\n'.join(lines)
+
+
+def dpdk_version():
+    """The DPDK the tools come from: what pkg-config says (PKG_CONFIG_PATH as for the build)."""
+    try:
+        r = subprocess.run(['pkg-config', '--modversion', 'libdpdk'], capture_output=True,
+                           text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return 'unknown'
+    return r.stdout.strip() or 'unknown'
+
+
+def write_doc(path, text):
+    with open(path) as f:
+        doc = f.read()
+    begin, end = '<!-- soak:begin -->', '<!-- soak:end -->'
+    i, j = doc.find(begin), doc.find(end)
+    if i < 0 or j < i:
+        raise SystemExit('%s: no %s ... %s section' % (path, begin, end))
+    doc = doc[:i + len(begin)] + '\n' + text + '\n' + doc[j:]
+    with open(path, 'w') as f:
+        f.write(doc)
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--minutes', type=float, default=10.0,
+                    help='length of the soak (default 10; 1-2 for a smoke run)')
+    ap.add_argument('--build', default=os.path.join(top, 'build'),
+                    help='build directory (vnapi-fwd and the plugin); default build/')
+    ap.add_argument('--fwd', help='vnapi-fwd binary (default: $VNAPI_FWD or BUILD/app/...)')
+    ap.add_argument('--plugin', help='librte_net_vnapi.so (default: $VNAPI_PLUGIN or BUILD/...)')
+    ap.add_argument('--doc', help='write the tables into this markdown file (soak section)')
+    ap.add_argument('--no-in-flight', dest='in_flight', action='store_false',
+                    help='no traffic during the disturbances (every epoch drained, nothing '
+                    'in flight: vnapi-fwd\'s FINAL must equal the epochs\' sum exactly)')
+    a = ap.parse_args()
+    a.fwd = a.fwd or os.environ.get('VNAPI_FWD') or \
+        os.path.join(a.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
+    a.plugin = a.plugin or os.environ.get('VNAPI_PLUGIN') or \
+        os.path.join(a.build, 'drivers', 'librte_net_vnapi.so')
+    if a.minutes * 60 < RESTART_EVERY_S + PORT_EVERY_S:
+        ap.error('--minutes must cover at least one restart of each kind (>= %.2f)'
+                 % ((RESTART_EVERY_S + PORT_EVERY_S) / 60.0))
+    if os.geteuid() != 0:
+        print('soak: needs root (vhost-user sockets under /run/vnapi, hugepages)')
+        return 77
+    cmdline = ' '.join(shlex.quote(x) for x in ['devtools/soak.py'] + sys.argv[1:])
+    with h.Session('soak') as s:
+        soak = Soak(a, s)
+        try:
+            soak.run()
+        except h.HarnessError as e:
+            print('soak: FAIL: %s' % e, flush=True)
+            for p in (soak.fwd, soak.backend):
+                if p is not None:
+                    print(p.tail(30))
+            return 1
+    checks = soak.verdict()
+    text = soak.report(checks, cmdline)
+    print(text, flush=True)
+    if a.doc:
+        write_doc(a.doc, text)
+    ok = all(c[1] for c in checks)
+    print('SOAK %s' % ('PASS' if ok else 'FAIL'), flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
