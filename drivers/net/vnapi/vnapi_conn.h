@@ -57,10 +57,4 @@ int vnapi_conn_reset(struct rte_eth_dev *dev);
 /** Close (quiesced, never resumed): drop the connection, stop listening. */
 void vnapi_conn_close(struct rte_eth_dev *dev);
 
-/** Close every queue's gate and wait until no lcore is in a burst. */
-void vnapi_gates_close(struct rte_eth_dev *dev);
-
-/** Set up a new queue's gate closed (queue setup). */
-void vnapi_gate_init_closed(struct vnapi_gate *g);
-
 #endif /* _VNAPI_CONN_H_ */

@@ -33,6 +33,7 @@
 #include "vnapi_compat.h"
 #include "vnapi_devargs.h"
 #include "vnapi_features.h"
+#include "vnapi_gate.h"
 #include "vnapi_net_hdr.h"
 
 struct vnapi_transport_ops;
@@ -78,16 +79,6 @@ struct vnapi_queue_stats {
 			       *   the back end (tx: freed unsent; rx: freed, reposted at start). */
 	uint64_t bad_hdr;     /**< rx: headers whose offload fields were rejected
 			       *   (delivered without offload flags). */
-};
-
-/**
- * A queue's datapath gate (vnapi_gate.h): the burst functions enter it and
- * leave it; the control path closes it (and waits until the lcore has left)
- * before it touches the ring, opens it once the ring is served again.
- */
-struct vnapi_gate {
-	uint8_t busy; /**< Written by the datapath lcore only. */
-	uint8_t off;  /**< Written by the control path only. */
 };
 
 /**

@@ -14,7 +14,7 @@
  * lock or an atomic read-modify-write on the datapath.
  *
  * Datapath (vnapi_gate_enter): store busy = 1, then load off. Control
- * (vnapi_conn.c, vnapi_gates_close): store off = 1, membarrier() (a full
+ * (vnapi_gates_close, vnapi_gate.c): store off = 1, membarrier() (a full
  * barrier on every running thread of the process), then wait until busy is
  * 0. Either the lcore's load of off comes after the barrier and sees 1, or
  * its store of busy came before it and the control path sees 1 and waits
@@ -24,10 +24,34 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <rte_branch_prediction.h>
 
-#include "vnapi_dev.h"
+struct rte_eth_dev;
+
+/**
+ * A queue's datapath gate: the burst functions enter it and leave it; the
+ * control path closes it (and waits until the lcore has left) before it
+ * touches the ring, opens it once the ring is served again.
+ */
+struct vnapi_gate {
+	uint8_t busy; /**< Written by the datapath lcore only. */
+	uint8_t off;  /**< Written by the control path only. */
+};
+
+/** Set up a new queue's gate closed (queue setup). */
+void vnapi_gate_init_closed(struct vnapi_gate *g);
+
+/** Close every queue's gate of @p dev and wait until no lcore is in a burst. */
+void vnapi_gates_close(struct rte_eth_dev *dev);
+
+/** Open every queue's gate of @p dev (the rings are served again). */
+void vnapi_gates_open(struct rte_eth_dev *dev);
+
+/** Register the process for the expedited membarrier the control path
+ * uses (once per process; at probe). */
+void vnapi_membarrier_register(void);
 
 /** Enter a burst: false when the gate is closed (do not touch the ring). */
 static __rte_always_inline bool
