@@ -47,8 +47,10 @@ import statistics
 import sys
 import time
 
-from vnapitools import harness as h
-from vnapitools import perfdoc
+# The shared python code (tests/lib/vnapitools).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
+from vnapitools import harness as h  # noqa: E402
+from vnapitools import perfdoc  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -43,7 +43,7 @@ import sys
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(TOP, 'devtools'), os.path.join(TOP, 'tests', 'l3fwd'),
+sys.path[:0] = [os.path.join(TOP, 'tests', 'lib'), os.path.join(TOP, 'tests', 'l3fwd'),
                 os.path.join(TOP, 'tests', 'napi_fwd')]
 
 from vnapitools import perfdoc  # noqa: E402
@@ -188,7 +188,7 @@ def table(results, rounds, rev):
                  'nothing subtracted (run-queue wait, stalls and host steal stay in). "Net": '
                  'the same round trips minus, for each side, the larger of its run-queue wait '
                  '(schedstat) and its CPU\'s stalls (echo_peer\'s stall probes, '
-                 'tests/common/peer_stall.h), i.e. what this shared machine added; a wakeup the '
+                 'tests/lib/peer_stall.h), i.e. what this shared machine added; a wakeup the '
                  'driver loses leaves the CPU idle and stays in. The '
                  'receiver runs pinned on CPU 1, echo_peer (net_vhost) on CPU 0; both vCPUs are '
                  'shared with other jobs. vnapi-fwd on net_virtio_user has '

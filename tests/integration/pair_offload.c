@@ -24,7 +24,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "../unit/common/ref_cksum.h"
+#include "ref_cksum.h"
 #include "pair_offload.h"
 #include "peer_frame.h"
 #include "peer_util.h"

@@ -16,7 +16,10 @@ import sys
 import tempfile
 import unittest
 
-import summary
+# devtools/summary.py, the script under test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'devtools'))
+import summary  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
