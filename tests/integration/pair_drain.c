@@ -21,7 +21,12 @@
  * (--drain-ms, the front end's tx_drain_ms) and not much later,
  * tx_q0_dropped_at_stop must be exactly what was left in the ring, and no
  * mbuf may stay in use. Then the ring is filled again and the back end
- * removed: once the front end's link is down, a stop must not wait.
+ * removed: once the front end's link is down, a stop must not wait. With
+ * a bound of 2 s or more, a new back end comes, the ring is filled again
+ * and the back end is removed 30 ms into the stop: the drain must notice
+ * the hang-up and return well before the bound (the socket of a net_vhost
+ * in this process is released only when the vhost library's poll() on it
+ * returns, up to 1 s after the removal).
  */
 
 #ifndef _GNU_SOURCE
@@ -58,6 +63,11 @@
 #define DRAIN_STALL_TAKE    100   /* packets the stalled back end takes first */
 #define DRAIN_SLACK_MS      100   /* a stop may last this much beyond the bound */
 #define DRAIN_GONE_MAX_MS   20    /* a stop with the back end away */
+#define DRAIN_DIES_AFTER_MS 30    /* the back end removed this far into a stop ... */
+#define DRAIN_DIES_MIN_BOUND_MS 2000 /* ... when tx_drain_ms is at least this */
+/* lib/vhost's fdset thread polls with a 1 s timeout; a removed net_vhost's
+ * connection is released (the front end sees the hang-up) when it returns. */
+#define DRAIN_VHOST_POLL_MS 1000
 
 /* The back end's consumer thread. */
 struct drain_be {
@@ -320,6 +330,67 @@ drain_fill(uint32_t *seq, uint64_t *sent)
 	return 0;
 }
 
+static void *
+drain_remove_be_later(void *arg)
+{
+	int *ret = arg;
+
+	uint64_t t0;
+
+	rte_delay_us_sleep(DRAIN_DIES_AFTER_MS * 1000);
+	t0 = peer_now_ns();
+	*ret = peer_port_remove(PAIR_BE_NAME, &pair.be_port, &pair.be_probed);
+	printf("# the back end's removal took %.3f ms\n", (double)(peer_now_ns() - t0) / 1e6);
+	return NULL;
+}
+
+/*
+ * 3. A new back end (the front end reconnects by itself), a full ring it
+ * never consumes, and the back end removed DRAIN_DIES_AFTER_MS into the
+ * stop: the drain sees the connection hang up and stops waiting, well
+ * before the bound; every packet of the ring is dropped at the stop.
+ */
+static int
+drain_dies_during_stop(void)
+{
+	struct rte_mempool *tx_pool = pair.pools.mp[POOL_FE_TX];
+	uint64_t sent, dropped0, dropped;
+	pthread_t tid;
+	uint32_t seq = 0;
+	int rm_ret = -1;
+	double took;
+
+	/* The front end, stopped, reconnects by itself (backoff up to 500 ms);
+	 * its link comes up once it is started and connected. */
+	if (pair_be_create(1, 0) != 0)
+		return -1;
+	if (rte_eth_dev_start(pair.fe_port) != 0)
+		return peer_fail("front end start");
+	if (pair_wait_link(pair.fe_port, "front end", true, 10.0) != 0 ||
+	    drain_fill(&seq, &sent) != 0)
+		return -1;
+	dropped0 = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
+	if (pthread_create(&tid, NULL, drain_remove_be_later, &rm_ret) != 0)
+		return peer_fail("remover thread");
+	took = drain_stop_timed();
+	pthread_join(tid, NULL);
+	if (took < 0)
+		return -1;
+	if (rm_ret != 0)
+		return peer_fail("remove the back end during the stop: %d", rm_ret);
+	dropped = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
+	printf("# stop while the back end was removed %u ms into it took %.3f ms (tx_drain_ms=%u)\n",
+	       DRAIN_DIES_AFTER_MS, took, pair_opts.drain_ms);
+	peer_tap(took >= DRAIN_DIES_AFTER_MS &&
+		 took < DRAIN_DIES_AFTER_MS + DRAIN_VHOST_POLL_MS + DRAIN_SLACK_MS,
+		 "the back end went away during the drain: stop returned after %.3f ms, within %u ms of the removal (not at the bound, %u ms)",
+		 took, DRAIN_VHOST_POLL_MS + DRAIN_SLACK_MS, pair_opts.drain_ms);
+	peer_tap(dropped - dropped0 == sent && rte_mempool_in_use_count(tx_pool) == 0,
+		 "tx_q0_dropped_at_stop +%" PRIu64 " == the %" PRIu64 " packets of the ring; tx mbufs in use %u",
+		 dropped - dropped0, sent, rte_mempool_in_use_count(tx_pool));
+	return peer_failed() ? -1 : 0;
+}
+
 int
 pair_scenario_drain_stall(void)
 {
@@ -393,6 +464,8 @@ pair_scenario_drain_stall(void)
 		 "front end tx mbufs in use after the stop: %u (want 0)",
 		 rte_mempool_in_use_count(tx_pool));
 	if (peer_failed())
+		return -1;
+	if (pair_opts.drain_ms >= DRAIN_DIES_MIN_BOUND_MS && drain_dies_during_stop() != 0)
 		return -1;
 	/* The back end is gone: every pool but its own back where it was
 	 * before the front end's probe (fds: the back end's went with it). */
