@@ -8,7 +8,7 @@
 /*
  * vhost_pair's shared state: the options, the two ports (net_vhost back end,
  * front end under test) and the mempools, for the scenario files
- * (vhost_pair.c, pair_race.c).
+ * (vhost_pair.c, pair_race.c, pair_drain.c).
  */
 
 #include <limits.h>
@@ -79,6 +79,8 @@ struct pair_opts {
 	uint32_t race_queue;     /* the rx queue raced (< queues) */
 	uint32_t timeout_ms;     /* rte_epoll_wait per round */
 	uint32_t restarts;
+	/* drain_stall: the front end's tx_drain_ms (UINT32_MAX: not given) */
+	uint32_t drain_ms;
 };
 
 enum pair_pool_id {
@@ -135,7 +137,15 @@ struct pair_counts {
  */
 int pair_check_stats(const struct pair_counts *c);
 
+/* Probe the front end, set it up with --queues queues and wait for both
+ * links; 0 or -1 (TAP failure). */
+int pair_fe_start(void);
+
 /* The race scenario (pair_race.c). */
 int pair_scenario_race(void);
+
+/* The stop-drains-tx scenarios (pair_drain.c). */
+int pair_scenario_drain(void);
+int pair_scenario_drain_stall(void);
 
 #endif /* _PAIR_H_ */

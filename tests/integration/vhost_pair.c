@@ -20,7 +20,8 @@
  * sequence numbers arrive in order on the queue they were sent to.
  *
  * Scenario race (pair_race.c) is the rx interrupt arming race, made
- * deterministic: see that file.
+ * deterministic: see that file. Scenarios drain and drain_stall
+ * (pair_drain.c): stop drains tx.
  *
  * Usage: vhost_pair --scenario NAME --frontend DEVARGS --name TESTNAME
  *                   [--queues N] [--packets N] [--cycles N] [--timeout S]
@@ -28,6 +29,7 @@
  *                   [--expect-indirect N]
  *                   [--rounds N] [--expect-lost N|any|all] [--timeout-ms MS]
  *                   [--restarts N] [--race-queue Q]   (race)
+ *                   [--drain-ms MS]   (drain_stall; drain takes --cycles)
  * DEVARGS may hold {sock} (the back end's socket path) and {queues}.
  * Exit status 0 only when the last line is "RESULT: PASS".
  */
@@ -110,6 +112,7 @@ struct pair_opts pair_opts = {
 	.expect_lost = 0,
 	.timeout_ms = 50,
 	.restarts = 0,
+	.drain_ms = UINT32_MAX,
 };
 
 struct pair_state pair = {
@@ -665,6 +668,12 @@ fe_bringup(uint32_t mtu, bool want_lsc, bool *lsc_on)
 	return wait_links_up();
 }
 
+int
+pair_fe_start(void)
+{
+	return fe_bringup(0, false, NULL);
+}
+
 static int
 scenario_count(void)
 {
@@ -1180,6 +1189,8 @@ static const struct {
 	{ "segs", scenario_segs },
 	{ "offload", scenario_offload },
 	{ "race", pair_scenario_race },
+	{ "drain", pair_scenario_drain },
+	{ "drain_stall", pair_scenario_drain_stall },
 };
 
 /* ------------------------------------------------------------------ main */
@@ -1265,7 +1276,7 @@ opt_expect_lost(const char *arg, void *dst)
 
 static const struct peer_opt pair_opt_table[] = {
 	{ .name = "scenario", .type = PEER_OPT_STR, .dst = &pair_opts.scenario, .arg = "NAME",
-	  .help = "count|sizes|mq|cycles|linkdown|baddevargs|badring|segs|race" },
+	  .help = "count|sizes|mq|cycles|linkdown|baddevargs|badring|segs|offload|race|drain|drain_stall" },
 	{ .name = "frontend", .type = PEER_OPT_STR, .dst = &pair_opts.frontend, .arg = "DEVARGS",
 	  .help = "the front end; {sock} and {queues} are replaced" },
 	{ .name = "name", .type = PEER_OPT_STR, .dst = &pair_opts.name, .arg = "TESTNAME",
@@ -1312,6 +1323,8 @@ static const struct peer_opt pair_opt_table[] = {
 	  .arg = "MS", .help = "race: epoll timeout per round (default 50)" },
 	{ .name = "restarts", .type = PEER_OPT_U32, .dst = &pair_opts.restarts, .max = 1000,
 	  .arg = "N", .help = "race: stop/start and race again N times (default 0)" },
+	{ .name = "drain-ms", .type = PEER_OPT_U32, .dst = &pair_opts.drain_ms, .max = 10000,
+	  .arg = "MS", .help = "drain_stall: the front end's tx_drain_ms (the stop's bound)" },
 };
 
 static void

@@ -79,6 +79,9 @@ struct vnapi_queue_stats {
 			       *   the back end (tx: freed unsent; rx: freed, reposted at start). */
 	uint64_t bad_hdr;     /**< rx: headers whose offload fields were rejected
 			       *   (delivered without offload flags). */
+	uint64_t dropped_at_stop; /**< tx: packets the device had not consumed when the
+				   *   port stopped (after the drain, tx_drain_ms): freed
+				   *   unsent, also counted in reclaimed. */
 };
 
 /**

@@ -35,6 +35,7 @@ const struct vnapi_params vnapi_params_default = {
 	.intr_rescue = VNAPI_RESCUE_SIGNAL,
 	.server = false,
 	.reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
+	.tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS,
 };
 
 static int
@@ -119,6 +120,18 @@ vnapi_parse_reconnect_ms(const char *key, const char *value, const char *allowed
 	unsigned long v;
 
 	if (!vnapi_arg_uint(value, 0, VNAPI_MAX_RECONNECT_MS, &v))
+		return vnapi_arg_reject(key, value, allowed);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int
+vnapi_parse_tx_drain_ms(const char *key, const char *value, const char *allowed,
+			uint32_t *out)
+{
+	unsigned long v;
+
+	if (!vnapi_arg_uint(value, 0, VNAPI_MAX_TX_DRAIN_MS, &v))
 		return vnapi_arg_reject(key, value, allowed);
 	*out = (uint32_t)v;
 	return 0;

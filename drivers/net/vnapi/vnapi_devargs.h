@@ -31,6 +31,9 @@
 /** Longest wait between two reconnection attempts (client), ms. */
 #define VNAPI_DEFAULT_RECONNECT_MS 500
 #define VNAPI_MAX_RECONNECT_MS     60000
+/** Longest wait at stop for the device to consume the tx rings, ms. */
+#define VNAPI_DEFAULT_TX_DRAIN_MS  100
+#define VNAPI_MAX_TX_DRAIN_MS      10000
 /** The longest socket path plus its NUL (the kernel's sockaddr_un). */
 #define VNAPI_PATH_MAX            sizeof(((struct sockaddr_un *)NULL)->sun_path)
 
@@ -58,6 +61,7 @@ struct vnapi_params {
 	bool lro;            /**< Negotiate GUEST_TSO4/6 and GUEST_ECN (needs rx_csum, mrg_rxbuf). */
 	bool server;         /**< vhost-user server: listen on path, the back end connects. */
 	uint32_t reconnect_ms; /**< Client: longest backoff between attempts; 0: no reconnection. */
+	uint32_t tx_drain_ms;  /**< Stop: longest wait for the device to consume the tx rings; 0: none. */
 };
 
 /*
@@ -83,7 +87,8 @@ struct vnapi_params {
 	X("lro",         bool,        lro,         "<0|1>") \
 	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>") \
 	X("server",      bool,        server,      "<0|1>") \
-	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>")
+	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>") \
+	X("tx_drain_ms", tx_drain_ms, tx_drain_ms, "<0-10000>")
 
 #define VNAPI_DEVARG_PARAM(key, parser, field, allowed) key "=" allowed " "
 /** The parameter string for RTE_PMD_REGISTER_PARAM_STRING (one literal). */
@@ -93,7 +98,8 @@ struct vnapi_params {
  * The PCI driver's keys (vnapi_probe_pci.c): each field says whether it applies to
  * a virtio-pci device (a key added to the list fails to compile until it
  * says). path and server are vhost-user's and refused there; reconnect_ms
- * has nothing to do (the device never goes away).
+ * has nothing to do (the device never goes away); tx_drain_ms applies (a
+ * QEMU device consumes the tx ring as a vhost-user back end does).
  */
 #define VNAPI_DEVARG_PCI_path(x)
 #define VNAPI_DEVARG_PCI_queues(x) x
@@ -111,6 +117,7 @@ struct vnapi_params {
 #define VNAPI_DEVARG_PCI_intr_rescue(x) x
 #define VNAPI_DEVARG_PCI_server(x)
 #define VNAPI_DEVARG_PCI_reconnect_ms(x)
+#define VNAPI_DEVARG_PCI_tx_drain_ms(x) x
 /** Apply @p X(key, parser, field, allowed) to the keys of a PCI device. */
 #define VNAPI_DEVARGS_PCI_APPLY(key, parser, field, allowed) \
 	VNAPI_DEVARG_PCI_ ## field(VNAPI_DEVARG_PCI_X(key, parser, field, allowed))

@@ -8,11 +8,18 @@
  * the bursts vnapi_rxtx.c's, the counters vnapi_stats.c's.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* POLLRDHUP */
+#endif
+
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -27,7 +34,11 @@
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
 #include "vnapi_stats.h"
+#include "vnapi_time.h"
 #include "vnapi_transport.h"
+
+/* The pause between two looks at the used rings while stop drains tx. */
+#define VNAPI_TX_DRAIN_POLL_US 50
 
 /*
  * The link status is recorded at each transition (start, stop, loss and
@@ -375,16 +386,103 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * The device's end of the connection closed (EOF, hang-up or error on the
+ * transport's event fd, without reading it): the drain stops waiting. The
+ * connection handlers are quiesced during a stop, so nobody else notices.
+ */
+static bool
+vnapi_tx_drain_peer_gone(struct rte_eth_dev *dev)
+{
+	const struct vnapi_proc *proc = dev->process_private;
+	struct pollfd pfd = { .fd = proc->ops->event_fd(dev), .events = POLLRDHUP };
+
+	if (!proc->ops->is_open(dev))
+		return true;
+	if (pfd.fd < 0 || poll(&pfd, 1, 0) <= 0)
+		return false;
+	return (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/*
+ * Stop drains tx: before the rings are taken back, wait (at most
+ * tx_drain_ms) until the device has consumed every packet the application
+ * handed over, polling the used rings every VNAPI_TX_DRAIN_POLL_US and
+ * reclaiming as it goes. The gates are closed first, so no lcore is in a
+ * burst while this thread reclaims, and a burst from now on is refused
+ * (tx_qN_refused) rather than accepted into a ring about to be dropped. No
+ * wait without a back end (it is away: its rings were flushed at the
+ * loss), for a broken queue, or once the back end's connection closes.
+ * Whatever is left at the deadline is freed by the stop and counted in
+ * tx_qN_dropped_at_stop (vnapi_dev_stop_quiesced()).
+ */
+static void
+vnapi_tx_drain(struct rte_eth_dev *dev)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	uint64_t start, deadline;
+	unsigned int polls = 0;
+	bool left;
+	uint16_t q;
+
+	if (hw->params.tx_drain_ms == 0 || !vnapi_connected(hw))
+		return;
+	vnapi_gates_close(dev);
+	start = vnapi_now_ms();
+	deadline = start + hw->params.tx_drain_ms;
+	for (;;) {
+		left = false;
+		for (q = 0; q < dev->data->nb_tx_queues; q++) {
+			struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+			if (txq != NULL && !vnapi_txq_drained(txq))
+				left = true;
+		}
+		if (!left)
+			break;
+		if (vnapi_now_ms() >= deadline) {
+			VNAPI_INIT_LOG(WARNING, "%s: stop: the device did not consume every tx packet within tx_drain_ms=%u; the rest is dropped (tx_qN_dropped_at_stop)",
+				       dev->data->name, hw->params.tx_drain_ms);
+			break;
+		}
+		if (vnapi_tx_drain_peer_gone(dev)) {
+			VNAPI_INIT_LOG(NOTICE, "%s: stop: the back end went away during the tx drain",
+				       dev->data->name);
+			break;
+		}
+		rte_delay_us_sleep(VNAPI_TX_DRAIN_POLL_US);
+		polls++;
+	}
+	VNAPI_INIT_LOG(DEBUG, "%s: stop: tx drain %s after %" PRIu64 " ms (%u pauses)",
+		       dev->data->name, left ? "gave up" : "done", vnapi_now_ms() - start, polls);
+}
+
 static void
 vnapi_dev_stop_quiesced(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
+	/* configure caps the queues at VNAPI_MAX_QUEUE_PAIRS */
+	const uint16_t nb_txq = RTE_MIN(dev->data->nb_tx_queues, (uint16_t)VNAPI_MAX_QUEUE_PAIRS);
+	uint64_t reclaimed[VNAPI_MAX_QUEUE_PAIRS];
 	uint16_t q;
 
 	if (!hw->started)
 		return;
 	dev->data->dev_started = 0;
+	vnapi_tx_drain(dev);
+	/* What the stop frees unsent: the rise of reclaimed across it. */
+	for (q = 0; q < nb_txq; q++) {
+		const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		reclaimed[q] = txq != NULL ? txq->stats.reclaimed : 0;
+	}
 	vnapi_conn_stop(dev);
+	for (q = 0; q < nb_txq; q++) {
+		struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			txq->stats.dropped_at_stop += txq->stats.reclaimed - reclaimed[q];
+	}
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
 	for (q = 0; q < dev->data->nb_tx_queues; q++)

@@ -673,15 +673,33 @@ vnapi_rxq_flush(struct vnapi_rxq *rxq)
 	}
 }
 
+/*
+ * The device no longer uses the ring (stopped, or gone): what it consumed
+ * was sent and is only freed; what it did not is freed unsent and counted
+ * (reclaimed; the stop path also counts it as dropped_at_stop).
+ */
 void
 vnapi_txq_flush(struct vnapi_txq *txq)
 {
 	void *c;
 
+	vnapi_tx_reclaim(txq);
 	while ((c = virtq_detach_unused(txq->vq)) != NULL) {
 		vnapi_tx_free_cookies(txq, &c, 1);
 		txq->stats.reclaimed++;
 	}
+}
+
+/*
+ * Stop (the queue's gate closed): take back what the device consumed.
+ * @return true once the ring holds nothing the device has still to consume,
+ * or the queue is broken (nothing more will come back from it).
+ */
+bool
+vnapi_txq_drained(struct vnapi_txq *txq)
+{
+	vnapi_tx_reclaim(txq);
+	return virtq_num_free(txq->vq) == txq->cfg.num || virtq_is_broken(txq->vq);
 }
 
 /* ------------------------------------------------ datapath-side queries */

@@ -14,6 +14,7 @@
  * vnapi_link.h; nothing else of the driver.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_power_intrinsics.h>
@@ -37,6 +38,9 @@ int vnapi_rxq_refill(struct vnapi_rxq *rxq);
 /** Free every buffer the rings hold (the device no longer uses them). */
 void vnapi_rxq_flush(struct vnapi_rxq *rxq);
 void vnapi_txq_flush(struct vnapi_txq *txq);
+/** Stop, gate closed: reclaim what the device consumed; true once nothing
+ * is left for it to consume (or the queue is broken). */
+bool vnapi_txq_drained(struct vnapi_txq *txq);
 
 vnapi_rxq_count_t vnapi_rx_queue_count(void *rx_queue);
 int vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset);

@@ -137,6 +137,7 @@ static const struct vnapi_xstat vnapi_txq_xstats[] = {
 	VNAPI_VQSTAT("indirect", indirect),
 	VNAPI_QSTAT("refused", refused),
 	VNAPI_QSTAT("reclaimed", reclaimed),
+	VNAPI_QSTAT("dropped_at_stop", dropped_at_stop),
 };
 
 /* Port-wide: {name, offset in struct vnapi_hw}. */

@@ -92,6 +92,7 @@ one_line_naming(const char *w1, const char *w2)
 #define CHECK_FIELD_bool(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD_intr_rescue(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD_reconnect_ms(f) EXPECT_EQ(got->f, want->f)
+#define CHECK_FIELD_tx_drain_ms(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD(key, parser, field, allowed) CHECK_FIELD_##parser(field);
 
 static int
@@ -111,7 +112,8 @@ static const struct {
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
 	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
 	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
-	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
+	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
 	{ "path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
 	  "event_idx=0,packed_vq=1,in_order=0,indirect=0,intr_rescue=eagain,"
 	  "tx_csum=0,tso=0,rx_csum=0,lro=0",
@@ -119,24 +121,28 @@ static const struct {
 	    .mac = { .addr_bytes = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef } },
 	    .mrg_rxbuf = false, .event_idx = false, .packed_vq = true, .in_order = false,
 	    .indirect = false, .intr_rescue = VNAPI_RESCUE_EAGAIN,
-	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
-	{ "path=/s,server=1,reconnect_ms=0",
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
+	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
+	{ "path=/s,server=1,reconnect_ms=0,tx_drain_ms=0",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
 	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0 } },
-	{ "path=/s,server=0,reconnect_ms=60000",
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0,
+	    .tx_drain_ms = 0 } },
+	{ "path=/s,server=0,reconnect_ms=60000,tx_drain_ms=10000",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
 	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
 	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000 } },
+	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000,
+	    .tx_drain_ms = 10000 } },
 	{ "path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
 	  "in_order=1,indirect=1,intr_rescue=signal,tx_csum=1,tso=1,rx_csum=1,lro=1",
 	  { .path = "/s", .queues = 1, .queue_size = 64,
 	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
 	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
 	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
-	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS } },
+	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
+	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
 };
 
 static int
@@ -224,6 +230,10 @@ static const struct {
 	{ "path=/s,reconnect_ms=60001", "reconnect_ms" },
 	{ "path=/s,reconnect_ms=-1", "reconnect_ms" },
 	{ "path=/s,reconnect_ms=1s", "reconnect_ms" },
+	{ "path=/s,tx_drain_ms=10001", "tx_drain_ms" },
+	{ "path=/s,tx_drain_ms=-1", "tx_drain_ms" },
+	{ "path=/s,tx_drain_ms=100ms", "tx_drain_ms" },
+	{ "path=/s,tx_drain_ms=", "tx_drain_ms" },
 	{ "path=", "path" },
 	{ "path=/s,queues=1,queues=2", "queues" },        /* given twice */
 	{ "path=/s,path=/t", "path" },
@@ -294,7 +304,7 @@ t_param_string(const void *arg)
 	unsigned int n, i;
 
 	list = vnapi_devargs_list(&n);
-	EXPECT_EQ(n, 16);
+	EXPECT_EQ(n, 17);
 	for (i = 0; i < n; i++) {
 		strcat(want, list[i].key);
 		strcat(want, "=");
