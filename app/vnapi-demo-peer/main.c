@@ -195,7 +195,7 @@ demo_frames(struct rte_mbuf **m, unsigned int n, uint8_t ph, uint64_t seq)
 		return -ENOMEM;
 	now = rte_rdtsc();
 	for (i = 0; i < n; i++) {
-		struct demo_frame *f = (struct demo_frame *)rte_pktmbuf_append(m[i], DEMO_FRAME);
+		struct demo_frame *f = (void *)rte_pktmbuf_append(m[i], DEMO_FRAME);
 
 		memset(f, 0, DEMO_FRAME);
 		memset(&f->eth.dst_addr, 0xff, sizeof(f->eth.dst_addr));
@@ -535,7 +535,8 @@ demo_parse(int argc, char **argv)
 {
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	/* Options come in pairs: "--name value". */
+	for (i = 1; i < argc; i += 2) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		double d;
 		int ret = -EINVAL;
@@ -572,7 +573,6 @@ demo_parse(int argc, char **argv)
 			fprintf(stderr, "%s: bad value '%s'\n", o, v);
 			return ret;
 		}
-		i++;
 	}
 	if (opt.nb_phases == 0) {
 		fprintf(stderr, "need at least one --phase KIND:S\n");

@@ -82,7 +82,7 @@ napi_tel_fill(struct rte_tel_data *d, const void *s, const struct napi_tel_field
 
 	for (i = 0; i < n; i++)
 		vnapi_tel_dict_add_u64(d, f[i].name,
-				       *(const uint64_t *)((const char *)s + f[i].off));
+				       *(const uint64_t *)RTE_PTR_ADD(s, f[i].off));
 }
 
 /*
@@ -112,7 +112,7 @@ napi_tel_add_hists(struct rte_tel_data *d, const void *s, const struct napi_tel_
 	char name[RTE_TEL_MAX_STRING_LEN];
 
 	for (i = 0; i < n; i++) {
-		const uint64_t *v = (const uint64_t *)((const char *)s + h[i].off);
+		const uint64_t *v = RTE_PTR_ADD(s, h[i].off);
 
 		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
 			if (b == NAPI_HIST_BUCKETS - 1)

@@ -19,24 +19,11 @@
 #include "vnapi_devargs.h"
 #include "vnapi_logs.h"
 
+#define VNAPI_DEVARG_DEFAULT(key, parser, field, allowed, dflt, pci) .field = dflt,
 const struct vnapi_params vnapi_params_default = {
-	.path = "",
-	.queues = 1,
-	.queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
-	.mrg_rxbuf = true,
-	.event_idx = true,
-	.packed_vq = false,
-	.in_order = true,
-	.indirect = true,
-	.tx_csum = true,
-	.tso = true,
-	.rx_csum = true,
-	.lro = true,
-	.intr_rescue = VNAPI_RESCUE_SIGNAL,
-	.server = false,
-	.reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
-	.tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS,
+	VNAPI_DEVARGS(VNAPI_DEVARG_DEFAULT)
 };
+#undef VNAPI_DEVARG_DEFAULT
 
 static int
 vnapi_arg_reject(const char *key, const char *value, const char *allowed)
@@ -169,7 +156,7 @@ vnapi_parse_intr_rescue(const char *key, const char *value, const char *allowed,
 }
 
 /* One kvargs handler per devarg: vnapi_arg_<field>(). */
-#define VNAPI_DEVARG_HANDLER(key, parser, field, allowed) \
+#define VNAPI_DEVARG_HANDLER(key, parser, field, allowed, dflt, pci) \
 static int \
 vnapi_arg_ ## field(const char *k, const char *v, void *opaque) \
 { \
@@ -179,25 +166,32 @@ VNAPI_DEVARGS(VNAPI_DEVARG_HANDLER)
 #undef VNAPI_DEVARG_HANDLER
 
 static const struct vnapi_devarg_info vnapi_devarg_infos[] = {
-#define VNAPI_DEVARG_INFO(key, parser, field, allowed) { key, allowed },
+#define VNAPI_DEVARG_INFO(key, parser, field, allowed, dflt, pci) { key, allowed },
 	VNAPI_DEVARGS(VNAPI_DEVARG_INFO)
 #undef VNAPI_DEVARG_INFO
 };
 
 static const arg_handler_t vnapi_devarg_handlers[] = {
-#define VNAPI_DEVARG_FN(key, parser, field, allowed) vnapi_arg_ ## field,
+#define VNAPI_DEVARG_FN(key, parser, field, allowed, dflt, pci) vnapi_arg_ ## field,
 	VNAPI_DEVARGS(VNAPI_DEVARG_FN)
 #undef VNAPI_DEVARG_FN
 };
 
+/* The pci column as data: true where the key applies to a PCI device. */
+static const bool vnapi_devarg_pci[] = {
+#define VNAPI_DEVARG_PCI(key, parser, field, allowed, dflt, pci) pci(true) + 0,
+	VNAPI_DEVARGS(VNAPI_DEVARG_PCI)
+#undef VNAPI_DEVARG_PCI
+};
+
 static const char *const vnapi_valid_keys[] = {
-#define VNAPI_DEVARG_KEY(key, parser, field, allowed) key,
+#define VNAPI_DEVARG_KEY(key, parser, field, allowed, dflt, pci) key,
 	VNAPI_DEVARGS(VNAPI_DEVARG_KEY)
 #undef VNAPI_DEVARG_KEY
 	NULL,
 };
 
-#define VNAPI_DEVARG_KEY_TEXT(key, parser, field, allowed) " " key
+#define VNAPI_DEVARG_KEY_TEXT(key, parser, field, allowed, dflt, pci) " " key
 static const char vnapi_keys_text[] = VNAPI_DEVARGS(VNAPI_DEVARG_KEY_TEXT);
 #undef VNAPI_DEVARG_KEY_TEXT
 
@@ -214,9 +208,9 @@ vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p)
 	return vnapi_devargs_parse_opt(name, args, p, true);
 }
 
-int
-vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params *p,
-			bool need_path)
+static int
+vnapi_devargs_parse_common(const char *name, const char *args, struct vnapi_params *p,
+			   bool need_path, bool pci)
 {
 	struct rte_kvargs *kvlist;
 	unsigned int i;
@@ -238,6 +232,12 @@ vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params 
 			ret = -EINVAL;
 			break;
 		}
+		if (pci && !vnapi_devarg_pci[i] && rte_kvargs_count(kvlist, key) > 0) {
+			VNAPI_INIT_LOG(ERR, "%s: devarg %s is for vhost-user (net_vnapi vdev), not a PCI device",
+				       name, key);
+			ret = -EINVAL;
+			break;
+		}
 		if (rte_kvargs_process(kvlist, key, vnapi_devarg_handlers[i], p) < 0)
 			ret = -EINVAL;
 	}
@@ -248,4 +248,17 @@ vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params 
 	}
 	rte_kvargs_free(kvlist);
 	return ret;
+}
+
+int
+vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params *p,
+			bool need_path)
+{
+	return vnapi_devargs_parse_common(name, args, p, need_path, false);
+}
+
+int
+vnapi_devargs_parse_pci(const char *name, const char *args, struct vnapi_params *p)
+{
+	return vnapi_devargs_parse_common(name, args, p, false, true);
 }

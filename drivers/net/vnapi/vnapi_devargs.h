@@ -65,65 +65,54 @@ struct vnapi_params {
 };
 
 /*
- * The devargs: X(key, parser, field, allowed). @p parser is a
- * vnapi_arg_<parser>() handler that stores into struct vnapi_params'
- * @p field; @p allowed is the text shown after "=" in the registered
- * parameter string and in the user guide's "values" column, and is what every
- * rejection of that key names.
+ * The devargs: X(key, parser, field, allowed, dflt, pci), one row each, the
+ * one owner of every fact about a key. @p parser is a vnapi_arg_<parser>()
+ * handler that stores into struct vnapi_params' @p field; @p allowed is the
+ * text shown after "=" in the registered parameter strings and in the user
+ * guide's "values" column, and is what every rejection of that key names;
+ * @p dflt is the field's value when the key is not given
+ * (vnapi_params_default); @p pci says whether the key applies to a
+ * virtio-pci device (net_vnapi_pci): VNAPI_PCI_YES, or VNAPI_PCI_NO for a
+ * vhost-user key, which the PCI driver refuses by name and leaves out of
+ * its parameter string.
  */
 #define VNAPI_DEVARGS(X) \
-	X("path",        path,        path,        "<vhost-user socket path>") \
-	X("queues",      queues,      queues,      "<1-16>") \
-	X("queue_size",  queue_size,  queue_size,  "<64-32768, power of 2>") \
-	X("mac",         mac,         mac,         "<xx:xx:xx:xx:xx:xx>") \
-	X("mrg_rxbuf",   bool,        mrg_rxbuf,   "<0|1>") \
-	X("event_idx",   bool,        event_idx,   "<0|1>") \
-	X("packed_vq",   bool,        packed_vq,   "<0|1>") \
-	X("in_order",    bool,        in_order,    "<0|1>") \
-	X("indirect",    bool,        indirect,    "<0|1>") \
-	X("tx_csum",     bool,        tx_csum,     "<0|1>") \
-	X("tso",         bool,        tso,         "<0|1>") \
-	X("rx_csum",     bool,        rx_csum,     "<0|1>") \
-	X("lro",         bool,        lro,         "<0|1>") \
-	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>") \
-	X("server",      bool,        server,      "<0|1>") \
-	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>") \
-	X("tx_drain_ms", tx_drain_ms, tx_drain_ms, "<0-10000>")
+	X("path",        path,        path,        "<vhost-user socket path>", "", VNAPI_PCI_NO) \
+	X("queues",      queues,      queues,      "<1-16>", 1, VNAPI_PCI_YES) \
+	X("queue_size",  queue_size,  queue_size,  "<64-32768, power of 2>", \
+	  VNAPI_DEFAULT_QUEUE_SIZE, VNAPI_PCI_YES) \
+	X("mac",         mac,         mac,         "<xx:xx:xx:xx:xx:xx>", { { 0 } }, VNAPI_PCI_YES) \
+	X("mrg_rxbuf",   bool,        mrg_rxbuf,   "<0|1>", true, VNAPI_PCI_YES) \
+	X("event_idx",   bool,        event_idx,   "<0|1>", true, VNAPI_PCI_YES) \
+	X("packed_vq",   bool,        packed_vq,   "<0|1>", false, VNAPI_PCI_YES) \
+	X("in_order",    bool,        in_order,    "<0|1>", true, VNAPI_PCI_YES) \
+	X("indirect",    bool,        indirect,    "<0|1>", true, VNAPI_PCI_YES) \
+	X("tx_csum",     bool,        tx_csum,     "<0|1>", true, VNAPI_PCI_YES) \
+	X("tso",         bool,        tso,         "<0|1>", true, VNAPI_PCI_YES) \
+	X("rx_csum",     bool,        rx_csum,     "<0|1>", true, VNAPI_PCI_YES) \
+	X("lro",         bool,        lro,         "<0|1>", true, VNAPI_PCI_YES) \
+	X("intr_rescue", intr_rescue, intr_rescue, "<signal|eagain>", VNAPI_RESCUE_SIGNAL, \
+	  VNAPI_PCI_YES) \
+	X("server",      bool,        server,      "<0|1>", false, VNAPI_PCI_NO) \
+	X("reconnect_ms", reconnect_ms, reconnect_ms, "<0-60000>", VNAPI_DEFAULT_RECONNECT_MS, \
+	  VNAPI_PCI_NO) \
+	X("tx_drain_ms", tx_drain_ms, tx_drain_ms, "<0-10000>", VNAPI_DEFAULT_TX_DRAIN_MS, \
+	  VNAPI_PCI_YES)
 
-#define VNAPI_DEVARG_PARAM(key, parser, field, allowed) key "=" allowed " "
+/* The pci column: what a row gives the PCI driver's lists (x), or nothing.
+ * tx_drain_ms applies (a QEMU device consumes the tx ring as a vhost-user
+ * back end does); path and server are vhost-user's; reconnect_ms has
+ * nothing to do there (the device never goes away). */
+#define VNAPI_PCI_YES(x) x
+#define VNAPI_PCI_NO(x)
+
+#define VNAPI_DEVARG_PARAM(key, parser, field, allowed, dflt, pci) key "=" allowed " "
 /** The parameter string for RTE_PMD_REGISTER_PARAM_STRING (one literal). */
 #define VNAPI_DEVARGS_PARAM_STRING VNAPI_DEVARGS(VNAPI_DEVARG_PARAM)
-
-/*
- * The PCI driver's keys (vnapi_probe_pci.c): each field says whether it applies to
- * a virtio-pci device (a key added to the list fails to compile until it
- * says). path and server are vhost-user's and refused there; reconnect_ms
- * has nothing to do (the device never goes away); tx_drain_ms applies (a
- * QEMU device consumes the tx ring as a vhost-user back end does).
- */
-#define VNAPI_DEVARG_PCI_path(x)
-#define VNAPI_DEVARG_PCI_queues(x) x
-#define VNAPI_DEVARG_PCI_queue_size(x) x
-#define VNAPI_DEVARG_PCI_mac(x) x
-#define VNAPI_DEVARG_PCI_mrg_rxbuf(x) x
-#define VNAPI_DEVARG_PCI_event_idx(x) x
-#define VNAPI_DEVARG_PCI_packed_vq(x) x
-#define VNAPI_DEVARG_PCI_in_order(x) x
-#define VNAPI_DEVARG_PCI_indirect(x) x
-#define VNAPI_DEVARG_PCI_tx_csum(x) x
-#define VNAPI_DEVARG_PCI_tso(x) x
-#define VNAPI_DEVARG_PCI_rx_csum(x) x
-#define VNAPI_DEVARG_PCI_lro(x) x
-#define VNAPI_DEVARG_PCI_intr_rescue(x) x
-#define VNAPI_DEVARG_PCI_server(x)
-#define VNAPI_DEVARG_PCI_reconnect_ms(x)
-#define VNAPI_DEVARG_PCI_tx_drain_ms(x) x
-/** Apply @p X(key, parser, field, allowed) to the keys of a PCI device. */
-#define VNAPI_DEVARGS_PCI_APPLY(key, parser, field, allowed) \
-	VNAPI_DEVARG_PCI_ ## field(VNAPI_DEVARG_PCI_X(key, parser, field, allowed))
-/** The PCI driver's parameter string: its opt-in, then its keys. */
-#define VNAPI_DEVARG_PCI_X VNAPI_DEVARG_PARAM
-#define VNAPI_DEVARGS_PCI_PARAM_STRING "vnapi=<1> " VNAPI_DEVARGS(VNAPI_DEVARGS_PCI_APPLY)
+#define VNAPI_DEVARG_PCI_PARAM(key, parser, field, allowed, dflt, pci) \
+	pci(VNAPI_DEVARG_PARAM(key, parser, field, allowed, dflt, pci))
+/** The PCI driver's parameter string: its opt-in, then the keys of its column. */
+#define VNAPI_DEVARGS_PCI_PARAM_STRING "vnapi=<1> " VNAPI_DEVARGS(VNAPI_DEVARG_PCI_PARAM)
 
 /** One devarg, as the list describes it (for tests and messages). */
 struct vnapi_devarg_info {
@@ -146,9 +135,15 @@ extern const struct vnapi_params vnapi_params_default;
  */
 int vnapi_devargs_parse(const char *name, const char *args, struct vnapi_params *p);
 
-/** As vnapi_devargs_parse(), with path required only if @p need_path
- * (false: the PCI driver, whose device is no socket). */
+/** As vnapi_devargs_parse(), with path required only if @p need_path. */
 int vnapi_devargs_parse_opt(const char *name, const char *args, struct vnapi_params *p,
 			    bool need_path);
+
+/**
+ * The PCI driver's devargs (after its opt-in): as vnapi_devargs_parse(), no
+ * path needed, and a key of the list's VNAPI_PCI_NO rows is refused by
+ * name (-EINVAL, one log line).
+ */
+int vnapi_devargs_parse_pci(const char *name, const char *args, struct vnapi_params *p);
 
 #endif /* _VNAPI_DEVARGS_H_ */

@@ -10,8 +10,9 @@
  * bus offers the device to the next driver, e.g. DPDK's net_virtio) unless
  * the device's devargs carry vnapi=1, as in
  *   -a 0000:00:03.0,vnapi=1[,packed_vq=1,...]
- * The other devargs are net_vnapi's (VNAPI_DEVARGS) minus path and server
- * (vhost-user only); reconnect_ms is ignored (the device never goes away).
+ * The other devargs are net_vnapi's (VNAPI_DEVARGS) whose pci column says
+ * VNAPI_PCI_YES; the vhost-user ones (path, server, reconnect_ms) are
+ * refused by name (vnapi_devargs_parse_pci).
  * Load the plugin with -d: EAL loads -d plugins before its plugin directory, so
  * vnapi's PCI driver is asked before net_virtio is.
  *
@@ -91,14 +92,9 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	 * mapped the BARs for it too, but it never touches the device. */
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_transport_pci);
-	ret = vnapi_devargs_parse_opt(name, rest, &params, false);
+	ret = vnapi_devargs_parse_pci(name, rest, &params);
 	if (ret != 0)
 		return ret;
-	if (params.path[0] != '\0' || params.server) {
-		VNAPI_INIT_LOG(ERR, "%s: devarg %s is for vhost-user (net_vnapi vdev), not a PCI device",
-			       name, params.server ? "server" : "path");
-		return -EINVAL;
-	}
 	/* The device never goes away: vnapi_conn.c has nothing to reconnect. */
 	params.reconnect_ms = 0;
 

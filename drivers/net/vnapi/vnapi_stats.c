@@ -198,7 +198,7 @@ vnapi_xstat_read(const struct vnapi_xstat *x, const struct vnapi_queue_stats *qs
 	case VNAPI_XS_PPN:
 		return is->notifications ? is->wakeup_packets / is->notifications : 0;
 	}
-	return *(const uint64_t *)((const char *)base + x->offset);
+	return *(const uint64_t *)RTE_PTR_ADD(base, x->offset);
 }
 
 int
@@ -211,8 +211,8 @@ vnapi_dev_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned
 		return n;
 	for (k = 0; k < RTE_DIM(vnapi_port_xstats); k++, i++) {
 		xs[i].id = i;
-		xs[i].value = *(const uint64_t *)((const char *)dev->data->dev_private +
-						  vnapi_port_xstats[k].offset);
+		xs[i].value = *(const uint64_t *)RTE_PTR_ADD(dev->data->dev_private,
+							    vnapi_port_xstats[k].offset);
 	}
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct vnapi_rxq *rxq = dev->data->rx_queues[q];

@@ -298,7 +298,7 @@ vnapi_pci_notify_addrs(struct vnapi_pci *p)
 
 	for (q = 0; q < nq; q++) {
 		vnapi_pci_w16(p, VNAPI_PCI_Q_SELECT, q);
-		p->notify_addr[q] = (volatile uint16_t *)(p->notify_base +
+		p->notify_addr[q] = RTE_PTR_ADD(p->notify_base,
 				(uint32_t)vnapi_pci_r16(p, VNAPI_PCI_Q_NOFF) * p->notify_mult);
 	}
 	return nq;
@@ -572,7 +572,7 @@ vnapi_pci_ctrl_start(struct rte_eth_dev *dev)
 	vnapi_pci_w64(p, VNAPI_PCI_Q_DRIVER, rte_mem_virt2iova(virtq_driver_area(p->cvq.vq)));
 	vnapi_pci_w64(p, VNAPI_PCI_Q_DEVICE, rte_mem_virt2iova(virtq_device_area(p->cvq.vq)));
 	p->cvq.index = idx;
-	p->cvq.notify = (volatile uint16_t *)(p->notify_base +
+	p->cvq.notify = RTE_PTR_ADD(p->notify_base,
 			(uint32_t)vnapi_pci_r16(p, VNAPI_PCI_Q_NOFF) * p->notify_mult);
 	vnapi_pci_w16(p, VNAPI_PCI_Q_ENABLE, 1);
 	return 0;

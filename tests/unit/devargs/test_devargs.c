@@ -32,7 +32,7 @@ static const char *readme_path;
 static char log_buf[8192];
 
 static int
-parse(const char *args, struct vnapi_params *p)
+parse_as(bool pci, const char *args, struct vnapi_params *p)
 {
 	FILE *f = fmemopen(log_buf, sizeof(log_buf) - 1, "w");
 	int ret;
@@ -41,10 +41,17 @@ parse(const char *args, struct vnapi_params *p)
 	if (f == NULL)
 		return -1000;
 	rte_openlog_stream(f);
-	ret = vnapi_devargs_parse("net_vnapi9", args, p);
+	ret = pci ? vnapi_devargs_parse_pci("0000:00:03.0", args, p) :
+		    vnapi_devargs_parse("net_vnapi9", args, p);
 	rte_openlog_stream(NULL);
 	fclose(f);
 	return ret;
+}
+
+static int
+parse(const char *args, struct vnapi_params *p)
+{
+	return parse_as(false, args, p);
 }
 
 static const char *
@@ -93,7 +100,7 @@ one_line_naming(const char *w1, const char *w2)
 #define CHECK_FIELD_intr_rescue(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD_reconnect_ms(f) EXPECT_EQ(got->f, want->f)
 #define CHECK_FIELD_tx_drain_ms(f) EXPECT_EQ(got->f, want->f)
-#define CHECK_FIELD(key, parser, field, allowed) CHECK_FIELD_##parser(field);
+#define CHECK_FIELD(key, parser, field, allowed, dflt, pci) CHECK_FIELD_##parser(field);
 
 static int
 check_params(const struct vnapi_params *got, const struct vnapi_params *want)
@@ -294,6 +301,52 @@ t_unknown_and_missing(const void *arg)
 	return 0;
 }
 
+/* The PCI driver's devargs: the vhost-user rows (pci column VNAPI_PCI_NO)
+ * refused by name, the others as on the vdev, no path needed; its
+ * parameter string holds exactly the keys it accepts. */
+static int
+t_pci(const void *arg)
+{
+	static const char pci_param[] = VNAPI_DEVARGS_PCI_PARAM_STRING;
+	static const char *const refused[] = { "path=/s", "server=1", "server=0",
+					       "reconnect_ms=0" };
+	static const char *const vhost_only[] = { "path", "server", "reconnect_ms" };
+	const struct vnapi_devarg_info *list;
+	struct vnapi_params p, want = vnapi_params_default;
+	unsigned int n, i, j;
+	char key[64];
+
+	for (i = 0; i < RTE_DIM(refused); i++) {
+		printf("#  pci: %s\n", refused[i]);
+		EXPECT_EQ(parse_as(true, refused[i], &p), -EINVAL);
+		snprintf(key, sizeof(key), "devarg %.*s is for vhost-user",
+			 (int)strcspn(refused[i], "="), refused[i]);
+		EXPECT(one_line_naming(key, "not a PCI device"));
+	}
+	EXPECT_EQ(parse_as(true, "", &p), 0);
+	EXPECT_EQ(check_params(&p, &want), 0);
+	EXPECT_EQ(parse_as(true, "queues=2,packed_vq=1,tx_drain_ms=0", &p), 0);
+	want.queues = 2;
+	want.packed_vq = true;
+	want.tx_drain_ms = 0;
+	EXPECT_EQ(check_params(&p, &want), 0);
+	EXPECT_EQ(parse_as(true, "queues=17", &p), -EINVAL);
+	EXPECT(one_line_naming("devarg queues", "<1-16>"));
+	/* The parameter string: the opt-in, then every key but the refused ones. */
+	EXPECT(strncmp(pci_param, "vnapi=<1> ", 10) == 0);
+	list = vnapi_devargs_list(&n);
+	for (i = 0; i < n; i++) {
+		bool only = false;
+
+		for (j = 0; j < RTE_DIM(vhost_only); j++)
+			only = only || strcmp(list[i].key, vhost_only[j]) == 0;
+		snprintf(key, sizeof(key), " %s=", list[i].key);
+		printf("#  pci parameter string %s %s\n", only ? "lacks" : "has", list[i].key);
+		EXPECT((strstr(pci_param, key) == NULL) == only);
+	}
+	return 0;
+}
+
 /* The registered parameter string: "key=allowed " for every devarg, in order. */
 static int
 t_param_string(const void *arg)
@@ -405,6 +458,7 @@ static const struct unit_case tests[] = {
 	{ "path longer than sun_path", t_path_too_long, NULL },
 	{ "unknown key and missing path", t_unknown_and_missing, NULL },
 	{ "registered parameter string made from the list", t_param_string, NULL },
+	{ "PCI: vhost-user keys refused by name, parameter string from the list", t_pci, NULL },
 	{ "user guide devargs table matches the list", t_readme_table, NULL },
 };
 

@@ -13,8 +13,8 @@
 
 #include "vnapi_devargs.h"
 
-#define DEVARGS_KEY_PRINT(key, parser, field, allowed) puts(key);
-#define DEVARGS_PCI_KEY_PRINT(key, parser, field, allowed) VNAPI_DEVARG_PCI_ ## field(puts(key);)
+#define DEVARGS_KEY_PRINT(key, parser, field, allowed, dflt, pci) puts(key);
+#define DEVARGS_PCI_KEY_PRINT(key, parser, field, allowed, dflt, pci) pci(puts(key);)
 
 int
 main(int argc, char **argv)
