@@ -69,6 +69,19 @@ DIRECTIONS = [
 ]
 
 
+def start_frontend_as(fe_name, sock, **kw):
+    """h.start_frontend(), where 'vnapi_prev' is net_vnapi loaded from the --prev-plugin
+    build (the same devargs as 'vnapi')."""
+    if fe_name != 'vnapi_prev':
+        return h.start_frontend(fe_name, sock, **kw)
+    cur = os.environ['VNAPI_PLUGIN']
+    os.environ['VNAPI_PLUGIN'] = os.environ['VNAPI_PREV_PLUGIN']
+    try:
+        return h.start_frontend('vnapi', sock, **kw)
+    finally:
+        os.environ['VNAPI_PLUGIN'] = cur
+
+
 def one_run(fe_name, size, direction, seconds, warmup, mem, queue_size, workdir, sampler):
     """One measurement; returns dict(samples=[pps...], median, best, tx_median, qsize).
 
@@ -83,7 +96,7 @@ def one_run(fe_name, size, direction, seconds, warmup, mem, queue_size, workdir,
     sender_extra = ['--txpkts=%d' % size]
     deadline = seconds + warmup + 90
     extra = ['queue_size=%d' % queue_size] if queue_size else []
-    fe_eal = ['--log-level=pmd.net.vnapi.init:info'] if fe_name == 'vnapi' else []
+    fe_eal = ['--log-level=pmd.net.vnapi.init:info'] if fe_name.startswith('vnapi') else []
     show = sampler == 'show'
     be_inter = show and receiver == 'backend'
     fe_inter = show and receiver == 'frontend'
@@ -99,7 +112,7 @@ def one_run(fe_name, size, direction, seconds, warmup, mem, queue_size, workdir,
             app_extra=app(be_mode, be_inter))
         s.add(backend)
         mark = backend.mark()
-        fe = h.start_frontend(
+        fe = start_frontend_as(
             fe_name, sock, mem=mem, interactive=fe_inter, fwd=fe_mode,
             stats_period=None if fe_inter else 1, deadline=deadline, extra_devargs=extra,
             eal_extra=fe_eal, app_extra=app(fe_mode, fe_inter))
@@ -809,6 +822,10 @@ def main():
                     help="queue_size devarg for both drivers (default: each driver's default)")
     ap.add_argument('--sizes', default='64,1518', help='packet sizes (default 64,1518)')
     ap.add_argument('--frontends', default='vnapi,virtio_user')
+    ap.add_argument('--prev-plugin', metavar='PATH',
+                    help='also run net_vnapi from this plugin (an earlier build, e.g. made by '
+                         'devtools/build-rev.sh REV), as front end vnapi_prev, alternating '
+                         'with the others; the table then has vnapi/vnapi_prev ratios')
     ap.add_argument('--quick', action='store_true',
                     help='development mode: 1 run per driver, 4 s (not a benchmark result)')
     ap.add_argument('--sampler', choices=['show', 'stats-period'], default='show',
@@ -828,6 +845,12 @@ def main():
     frontends = [f.strip() for f in args.frontends.split(',') if f.strip()]
     for f in frontends:
         h.FrontEnd(f)
+    if args.prev_plugin:
+        if not os.path.exists(args.prev_plugin):
+            ap.error('--prev-plugin %s not found' % args.prev_plugin)
+        os.environ['VNAPI_PREV_PLUGIN'] = os.path.abspath(args.prev_plugin)
+        frontends.insert(frontends.index('vnapi') + 1 if 'vnapi' in frontends else 0,
+                         'vnapi_prev')
     if 'vnapi' in frontends:
         plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
             os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
@@ -876,7 +899,8 @@ def main():
                  '| best 1-s sample (Mpps) | run medians (Mpps) |')
     lines.append('|---:|---|---|---:|---:|---:|---:|---|')
     ratio_lines = ['| size | direction | ratio vnapi/virtio_user (median) '
-                   '| ratio vnapi/virtio_user (best) |', '|---:|---|---:|---:|']
+                   '| ratio vnapi/virtio_user (best) | ratio vnapi/vnapi_prev (median) '
+                   '| ratio vnapi/vnapi_prev (best) |', '|---:|---|---:|---:|---:|---:|']
     for size in sizes:
         for d in DIRECTIONS:
             agg = {}
@@ -892,10 +916,15 @@ def main():
                                                                  for r in runs})),
                                 len(runs), fmt_mpps(med), fmt_mpps(best),
                                 ', '.join(fmt_mpps(r['median']) for r in runs)))
-            if 'vnapi' in agg and 'virtio_user' in agg and agg['virtio_user'][0] > 0:
-                ratio_lines.append('| %d | %s | %.2f | %.2f |'
-                                   % (size, d[1], agg['vnapi'][0] / agg['virtio_user'][0],
-                                      agg['vnapi'][1] / max(agg['virtio_user'][1], 1)))
+            def ratio(other, i):
+                if 'vnapi' not in agg or other not in agg or agg[other][i] <= 0:
+                    return '-'
+                return '%.2f' % (agg['vnapi'][i] / agg[other][i])
+            if 'vnapi' in agg and len(agg) > 1:
+                ratio_lines.append('| %d | %s | %s | %s | %s | %s |'
+                                   % (size, d[1], ratio('virtio_user', 0),
+                                      ratio('virtio_user', 1), ratio('vnapi_prev', 0),
+                                      ratio('vnapi_prev', 1)))
     table = '\n'.join(lines)
     ratios = '\n'.join(ratio_lines) if len(ratio_lines) > 2 else ''
     print()

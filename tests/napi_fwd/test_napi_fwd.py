@@ -52,12 +52,10 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
-import threading
 import time
 
-from vnapitools import sanitizer
+from vnapitools import harness as h
 from vnapitools.harness import (fd_diff, fd_table, open_fds_back_to, open_fds_settled,
                                 parse_kv, telemetry)
 from vnapitools.procfs import proc_cpu_s
@@ -75,59 +73,40 @@ class Failure(Exception):
 
 
 class Proc:
-    """A child with its output collected line by line in a thread."""
+    """A child on the shared harness (vnapitools.harness.DpdkProcess: both streams collected
+    line by line, sanitizer reports caught, a deadline, ended by its PID), with this test's
+    failures raised as Failure."""
 
-    def __init__(self, name, argv):
-        self.name = name
-        self.lines = []
-        self.cv = threading.Condition()
+    def __init__(self, name, argv, deadline=150.0):
         print('# start %s: %s' % (name, ' '.join(argv)))
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, text=True, bufsize=1)
-        self.t = threading.Thread(target=self._read, daemon=True)
-        self.t.start()
+        self.name = name
+        self.d = h.DpdkProcess(name, argv, deadline=deadline).start()
 
-    def _read(self):
-        for line in self.p.stdout:
-            sanitizer.scan(self.name, line)
-            with self.cv:
-                self.lines.append(line.rstrip('\n'))
-                self.cv.notify_all()
-        with self.cv:
-            self.cv.notify_all()
+    @property
+    def pid(self):
+        return self.d.pid
+
+    @property
+    def returncode(self):
+        return self.d.returncode
+
+    @property
+    def lines(self):
+        return [ln.text for ln in self.d.lines]
 
     def wait_line(self, pattern, timeout):
-        rx = re.compile(pattern)
-        end = time.monotonic() + timeout
-        seen = 0
-        with self.cv:
-            while True:
-                for line in self.lines[seen:]:
-                    if rx.search(line):
-                        return line
-                seen = len(self.lines)
-                left = end - time.monotonic()
-                if left <= 0 or (self.p.poll() is not None and not self.t.is_alive()):
-                    raise Failure('%s: no line matching %r within %.0f s (exit %s)' % (
-                        self.name, pattern, timeout, self.p.poll()))
-                self.cv.wait(min(left, 0.2))
+        """The first line matching @pattern (from the start of the output)."""
+        try:
+            return self.d.wait_for(pattern, timeout).string
+        except (h.Timeout, h.ProcessDied) as e:
+            raise Failure('%s: no line matching %r within %.0f s: %s' % (
+                self.name, pattern, timeout, str(e).splitlines()[0]))
 
     def stop(self, sig, timeout):
-        """Signal by PID, wait up to timeout, then SIGKILL. Returns the exit status."""
-        if self.p.poll() is None:
-            try:
-                os.kill(self.p.pid, sig)
-            except ProcessLookupError:
-                pass
-            try:
-                self.p.wait(timeout)
-            except subprocess.TimeoutExpired:
-                print('# %s (pid %d) did not exit within %.0f s: SIGKILL' % (
-                    self.name, self.p.pid, timeout))
-                os.kill(self.p.pid, signal.SIGKILL)
-                self.p.wait(10)
-        self.t.join(5)
-        return self.p.returncode
+        """SIGINT by PID, then SIGKILL after @timeout. Returns the exit status."""
+        assert sig == signal.SIGINT
+        self.d.grace = timeout
+        return self.d.stop(quit_first=False)
 
     def dump(self, last=60):
         for line in self.lines[-last:]:
@@ -201,9 +180,7 @@ def run(case, frontend, mode='hybrid', figures=None):
     os.chmod('/run/vnapi', 0o755)
     os.makedirs(rundir, mode=0o755)
     os.chmod(rundir, 0o755)
-    plugin_copy = os.path.join(rundir, 'librte_net_vnapi.so')
-    shutil.copy(plugin, plugin_copy)
-    os.chmod(plugin_copy, 0o755)
+    plugin_copy = h.prepare_plugin(plugin)  # EAL's -d: a root-owned 0755 path
     sock = os.path.join(rundir, 'vhost.sock')
     peer_prefix = tag + '_peer'
     fwd_prefix = tag + '_fwd'
@@ -251,19 +228,19 @@ def run(case, frontend, mode='hybrid', figures=None):
         fwd = Proc('fwd', fwd_argv)
         fwd.wait_line(r'^FORWARDING', 20)
         peer.wait_line(r'^LINK up', 30)
-        cpu0, t0 = proc_cpu_s(fwd.p.pid), time.monotonic()
+        cpu0, t0 = proc_cpu_s(fwd.pid), time.monotonic()
         peer.wait_line(r'^WARMUP back', 30)
-        fds0 = open_fds_settled(fwd.p.pid)
-        fdt0 = fd_table(fwd.p.pid)
+        fds0 = open_fds_settled(fwd.pid)
+        fdt0 = fd_table(fwd.pid)
 
         if case == 'idle':
             peer.wait_line(r'^IDLE begin', 40)
             time.sleep(1.5)  # past the settle time: vnapi-fwd armed and asleep
             t0 = telemetry(fwd_prefix, '/napi/stats,0')['/napi/stats']
-            c0 = proc_cpu_s(fwd.p.pid)
+            c0 = proc_cpu_s(fwd.pid)
             m0 = time.monotonic()
             time.sleep(IDLE_WINDOW_S)
-            c1 = proc_cpu_s(fwd.p.pid)
+            c1 = proc_cpu_s(fwd.pid)
             m1 = time.monotonic()
             t1 = telemetry(fwd_prefix, '/napi/stats,0')['/napi/stats']
             cpu_pct = 100.0 * (c1 - c0) / (m1 - m0)
@@ -287,10 +264,10 @@ def run(case, frontend, mode='hybrid', figures=None):
         res = parse_kv(res_line)
         # The traffic is over: the driver's account of it, before vnapi-fwd stops.
         xs = port_xstats(fwd_prefix) if frontend.startswith('vnapi') else None
-        fds1 = open_fds_back_to(fwd.p.pid, fds0)
-        fds_changed = fd_diff(fdt0, fd_table(fwd.p.pid))
+        fds1 = open_fds_back_to(fwd.pid, fds0)
+        fds_changed = fd_diff(fdt0, fd_table(fwd.pid))
         if figures is not None:
-            figures['cpu_pct'] = 100.0 * (proc_cpu_s(fwd.p.pid) - cpu0) / (time.monotonic() - t0)
+            figures['cpu_pct'] = 100.0 * (proc_cpu_s(fwd.pid) - cpu0) / (time.monotonic() - t0)
         fwd.stop(signal.SIGINT, 15)
         final_line = fwd.wait_line(r'^FINAL ', 5)
         print('# fwd %s' % final_line)
@@ -309,8 +286,8 @@ def run(case, frontend, mode='hybrid', figures=None):
         if final['rx'] != expected or final['tx'] != expected or final['dropped'] != 0:
             raise Failure('vnapi-fwd forwarded rx=%d tx=%d dropped=%d, expected %d' % (
                 final['rx'], final['tx'], final['dropped'], expected))
-        if fwd.p.returncode != 0:
-            raise Failure('vnapi-fwd exit status %d' % fwd.p.returncode)
+        if fwd.returncode != 0:
+            raise Failure('vnapi-fwd exit status %d' % fwd.returncode)
         print('# vnapi-fwd open fds: %d after the warm-up, %d after the traffic' % (fds0, fds1))
         if fds1 != fds0:
             raise Failure('vnapi-fwd holds %d fds after the traffic, %d after the warm-up (%s)'

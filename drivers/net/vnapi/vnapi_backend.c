@@ -317,7 +317,6 @@ vnapi_vq_relayout(struct rte_eth_dev *dev)
 		vp.event_idx = event_idx;
 		vp.in_order = in_order;
 		virtq_init(rxq->vq, &vp, rxq->ring);
-		rxq->cfg.event_idx = event_idx;
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct vnapi_txq *txq = dev->data->tx_queues[q];
@@ -334,7 +333,6 @@ vnapi_vq_relayout(struct rte_eth_dev *dev)
 		vp.in_order = in_order;
 		vp.indirect_max = indirect_max;
 		virtq_init(txq->vq, &vp, txq->ring);
-		txq->cfg.event_idx = event_idx;
 	}
 }
 

@@ -125,10 +125,9 @@ struct vnapi_rxq {
 	uint16_t queue_id;
 	uint16_t vring;               /**< vhost-user vring index (2 * queue_id). */
 	uint16_t hdr_size;
-	struct vnapi_params_q {
-		uint16_t num;
-		bool event_idx;
-	} cfg;
+	/** The ring's size (virtq_params(vq)->num), kept here for the
+	 * per-packet bounds checks of the bursts. */
+	uint16_t nb_desc;
 	/* A mergeable packet whose buffers span bursts. */
 	struct rte_mbuf *mrg_head;
 	struct rte_mbuf *mrg_tail;
@@ -170,7 +169,9 @@ struct vnapi_txq {
 	uint16_t queue_id;
 	uint16_t vring;               /**< 2 * queue_id + 1 */
 	uint16_t hdr_size;
-	struct vnapi_params_q cfg;
+	/** The ring's size (virtq_params(vq)->num), kept here for the
+	 * per-packet bounds checks of the bursts. */
+	uint16_t nb_desc;
 	/** Take back completed buffers when fewer descriptors than this are
 	 * free (rte_eth_txconf tx_free_thresh; default num - min(32, num / 4)).
 	 */

@@ -275,8 +275,7 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->queue_id = qid;
 	rxq->vring = 2 * qid;
 	rxq->hdr_size = hw->hdr_size;
-	rxq->cfg.num = vp.num;
-	rxq->cfg.event_idx = vp.event_idx;
+	rxq->nb_desc = vp.num;
 	rxq->parse_ptype = hw->parse_ptype;
 	vnapi_gate_init_closed(&rxq->gate);
 	rxq->ol = vnapi_net_ol_rx(hw->features);
@@ -358,8 +357,7 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->queue_id = qid;
 	txq->vring = 2 * qid + 1;
 	txq->hdr_size = hw->hdr_size;
-	txq->cfg.num = vp.num;
-	txq->cfg.event_idx = vp.event_idx;
+	txq->nb_desc = vp.num;
 	txq->free_thresh = free_thresh;
 	txq->add_batch = virtq_publish_group(txq->vq);
 	txq->indirect_alloc = vp.indirect_max;

@@ -266,11 +266,11 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
 					     rxq->hdr_size);
 			nbufs = hdr->num_buffers;
-			if (unlikely(nbufs == 0 || nbufs > rxq->cfg.num)) {
+			if (unlikely(nbufs == 0 || nbufs > rxq->nb_desc)) {
 				/* Device-written and nonsensical: we can no longer
 				 * tell where packets start. */
 				VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: num_buffers %u (queue size %u)",
-					     rxq->port_id, rxq->queue_id, nbufs, rxq->cfg.num);
+					     rxq->port_id, rxq->queue_id, nbufs, rxq->nb_desc);
 				rte_pktmbuf_free(m);
 				/* Reported once, by vnapi_rx_finish(). */
 				virtq_mark_broken(rxq->vq, "rx num_buffers out of range");
@@ -624,12 +624,12 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 			continue;
 		}
 
-		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS || m->nb_segs >= txq->cfg.num)) {
+		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS || m->nb_segs >= txq->nb_desc)) {
 			/* Can never fit: consumed and counted as an error, as
 			 * other PMDs do. */
 			VNAPI_DP_LOG(DEBUG, "port %u tx queue %u: %u segments, at most %u: dropped",
 				     txq->port_id, txq->queue_id, m->nb_segs,
-				     RTE_MIN((unsigned int)VNAPI_TX_MAX_SEGS, txq->cfg.num - 1u));
+				     RTE_MIN((unsigned int)VNAPI_TX_MAX_SEGS, txq->nb_desc - 1u));
 			dropped++;
 			rte_pktmbuf_free(m);
 			nb_tx++;
@@ -699,7 +699,7 @@ bool
 vnapi_txq_drained(struct vnapi_txq *txq)
 {
 	vnapi_tx_reclaim(txq);
-	return virtq_num_free(txq->vq) == txq->cfg.num || virtq_is_broken(txq->vq);
+	return virtq_num_free(txq->vq) == txq->nb_desc || virtq_is_broken(txq->vq);
 }
 
 /* ------------------------------------------------ datapath-side queries */
@@ -716,9 +716,9 @@ int
 vnapi_rx_descriptor_status(void *rx_queue, uint16_t offset)
 {
 	struct vnapi_rxq *rxq = rx_queue;
-	uint16_t posted = rxq->cfg.num - virtq_num_free(rxq->vq);
+	uint16_t posted = rxq->nb_desc - virtq_num_free(rxq->vq);
 
-	if (offset >= rxq->cfg.num)
+	if (offset >= rxq->nb_desc)
 		return -EINVAL;
 	if (offset < virtq_used_count(rxq->vq))
 		return RTE_ETH_RX_DESC_DONE;
@@ -731,10 +731,10 @@ int
 vnapi_tx_descriptor_status(void *tx_queue, uint16_t offset)
 {
 	struct vnapi_txq *txq = tx_queue;
-	uint16_t in_flight = txq->cfg.num - virtq_num_free(txq->vq);
+	uint16_t in_flight = txq->nb_desc - virtq_num_free(txq->vq);
 	uint16_t done = virtq_used_count(txq->vq);
 
-	if (offset >= txq->cfg.num)
+	if (offset >= txq->nb_desc)
 		return -EINVAL;
 	if (offset < in_flight - done)
 		return RTE_ETH_TX_DESC_FULL;
