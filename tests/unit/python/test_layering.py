@@ -73,6 +73,21 @@ def cycles(graph):
     return found
 
 
+def map_up_arrows(design_text, directory):
+    """[(file, header)] for every include of doc/design.md's driver file map ("Layers": each
+    file calls only the files listed below it) that points up the map, and [files] the map
+    lacks."""
+    blk = design_text[design_text.index('## Layers'):]
+    blk = blk[:blk.index('```', blk.index('```') + 3)]
+    order = [m[:-2] for m in re.findall(r'^\s+(vnapi_[a-z_]+\.c)\b', blk, re.M)]
+    pos = {m: i for i, m in enumerate(order)}
+    graph = module_includes(directory)
+    missing = sorted(m + '.c' for m in graph if m not in pos)
+    up = sorted((m + '.c', h + '.h') for m in graph for h in graph[m]
+                if m in pos and h in pos and pos[h] < pos[m])
+    return up, missing
+
+
 class Layering(unittest.TestCase):
     root = '.'
 
@@ -96,6 +111,13 @@ class Layering(unittest.TestCase):
         d = os.path.join(self.root, 'drivers', 'net', 'vnapi')
         self.assertEqual(header_mismatches(d), [],
                          'headers that declare functions of another file')
+
+    def test_design_map_matches_the_includes(self):
+        with open(os.path.join(self.root, 'doc', 'design.md')) as f:
+            up, missing = map_up_arrows(f.read(), os.path.join(self.root, 'drivers', 'net',
+                                                                'vnapi'))
+        self.assertEqual(missing, [], 'driver files missing from doc/design.md\'s map')
+        self.assertEqual(up, [], 'includes that point up doc/design.md\'s map')
 
     def test_driver_has_no_file_cycle(self):
         g = module_includes(os.path.join(self.root, 'drivers', 'net', 'vnapi'))
