@@ -46,7 +46,6 @@
 #include "vnapi_rxtx.h"
 #include "vnapi_time.h"
 #include "vnapi_transport.h"
-#include "vnapi_vhost_user.h"
 
 /** First reconnection delay (client); doubles up to reconnect_ms. */
 #define VNAPI_BACKOFF_MIN_MS   50
@@ -312,8 +311,9 @@ vnapi_conn_thread(void *arg)
 	struct vnapi_proc *proc = dev->process_private;
 	const struct vnapi_transport_ops *ops = proc->ops;
 
-	/* This thread's vhost-user waits end when an op quiesces it. */
-	vnapi_vhost_user_cancel_fd_set(proc->conn_cancel_fd);
+	/* This thread's waits on the device end when an op quiesces it. */
+	if (ops->cancel_fd_set != NULL)
+		ops->cancel_fd_set(proc->conn_cancel_fd);
 	for (;;) {
 		struct pollfd pfd[3];
 		bool lsc_sock = false, lsc_down = false, lsc_up = false, lsc_alarm = false;
@@ -374,7 +374,8 @@ vnapi_conn_thread(void *arg)
 		vnapi_conn_lsc_post(dev, lsc_up);
 		vnapi_conn_lsc_post(dev, lsc_alarm);
 	}
-	vnapi_vhost_user_cancel_fd_set(-1);
+	if (ops->cancel_fd_set != NULL)
+		ops->cancel_fd_set(-1);
 	return NULL;
 }
 

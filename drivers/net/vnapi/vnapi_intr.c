@@ -5,9 +5,11 @@
 /*
  * Rx interrupts the NAPI way.
  *
- * The interrupts are the back end's vhost-user "call" eventfds, one per rx
- * vring, exposed as the efds of a VDEV interrupt handle so that the ethdev
- * calls (rte_eth_dev_rx_intr_ctl_q, rte_epoll_wait) work as with any NIC.
+ * The interrupts are the device's per-vring eventfds (vhost-user: the back
+ * end's "call" eventfds; virtio-pci: the eventfds VFIO signals for the MSI-X
+ * vectors), one per rx vring, exposed as the efds of an interrupt handle so
+ * that the ethdev calls (rte_eth_dev_rx_intr_ctl_q, rte_epoll_wait) work as
+ * with any NIC.
  * EAL is told not to read them (efd counter size 0): the driver reads the
  * counter at disarm, so it knows how many notifications the back end sent.
  *

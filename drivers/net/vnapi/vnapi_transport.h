@@ -104,6 +104,13 @@ struct vnapi_transport_ops {
 	 */
 	uint64_t transport_features;
 	/**
+	 * The calling thread's waits for the device (a request's reply) end,
+	 * failing with -ECANCELED, once @p fd is readable; -1: no such fd.
+	 * The connection thread sets its cancel eventfd (vnapi_conn.c). NULL:
+	 * the transport never waits for the device (virtio-pci).
+	 */
+	void (*cancel_fd_set)(int fd);
+	/**
 	 * Bytes of the transport's own per-process state, allocated right
 	 * after struct vnapi_proc (proc->transport), in every process; and
 	 * what makes it valid before any op runs (NULL: zeroed is valid).

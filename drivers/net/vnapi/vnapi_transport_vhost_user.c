@@ -355,6 +355,7 @@ const struct vnapi_transport_ops vnapi_transport_vhost_user = {
 	.is_open = vnapi_vu_is_open,
 	.notify = vnapi_vu_notify,
 	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
+	.cancel_fd_set = vnapi_vhost_user_cancel_fd_set,
 	.state_size = sizeof(struct vnapi_vhost_user),
 	.state_init = vnapi_vu_state_init,
 };
