@@ -49,7 +49,10 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
          own, which the tap's flow hash steers to either queue: both queues must get frames.
   hybrid vnapi-fwd --mode hybrid (lib/napi): M sparse frames, each 1-5 ms after the previous
          came back, then N with a window: every one back unchanged, vnapi-fwd's FINAL line
-         exactly M + N rx and tx, its queue in hybrid mode with rx-interrupt wakeups counted.
+         exactly M + N (+ D) rx and tx, its queue in hybrid mode with rx-interrupt wakeups
+         counted. vnapi: dpdk-dumpcap (a secondary process, no allow-list, the plugin
+         preloaded) captures on the PCI port while D more frames pass: exactly 2 D packets
+         (rx and tx), none dropped, exit 0.
   packed (vnapi_packed) the driver leaves EVENT_IDX out with the packed ring on virtio-pci
          (QEMU's tx ring stalls with both; doc/design.md): its log says so and the
          negotiated features have no EVENT_IDX; count and l3fwd then run on that ring.
@@ -116,6 +119,9 @@ SPARSE_FRAMES = 200
 INTR_XSTATS = ('good_packets', 'intr_wakeups', 'intr_notifications', 'intr_rescues',
                'intr_spurious_wakeups', 'intr_unnotified_work', 'intr_late_notifications')
 HYBRID_SPARSE = 100
+# Frames sent while dpdk-dumpcap (a secondary process, no allow-list) captures on the PCI port
+# of vnapi-fwd: each is captured twice (rx and tx).
+DUMPCAP_FRAMES = 20
 NOINTR_ERROR = r'rx interrupts need 2 MSI-X vectors through vfio-pci .*the device has 0'
 PACKED_NO_EVIDX = r'virtio-pci: packed ring without EVENT_IDX on this transport'
 
@@ -551,9 +557,17 @@ def jobs_script(boot, pmd, devargs, checks):
                         l3extra))
         lines.append('vg_probe=')
     if 'hybrid' in checks:
+        if pmd == 'vnapi':
+            # The host's probe of the running vnapi-fwd: dpdk-dumpcap, a secondary process
+            # that takes no -a (it sees the device without vnapi=1) and no -d (the plugin
+            # preloaded), capturing what the port receives and sends.
+            lines.append('vg_probe="LD_PRELOAD=$VG_PMD/librte_net_vnapi.so dpdk-dumpcap '
+                         '--file-prefix fw -i $bdf -c %d -a duration:40 -w /tmp/vg-fwd.pcapng"'
+                         % (2 * DUMPCAP_FRAMES))
         lines.append('vg_run fwd 120 %s -l 0,1 -n 1 --file-prefix fw %s -a %s %s '
                      '-- --mode hybrid --config "(0,0,1)" --fwd io'
                      % (gpath(env_path('VNAPI_FWD')), logs, allow, load))
+        lines.append('vg_probe=')
     return '\n'.join(lines) + '\n'
 
 
@@ -618,6 +632,35 @@ def wait_asleep(g, job, timeout=10.0):
             raise Failure('l3fwd-power not waiting again within %.0f s after wakeup %d: a frame '
                           'it did not see?\n%s' % (timeout, w, text[-2000:]))
         time.sleep(0.001)
+
+
+def check_dumpcap(g, peer, res):
+    """dpdk-dumpcap (a secondary process, the plugin preloaded, no allow-list: vnapi's PCI
+    driver attaches because the primary's port for the device is vnapi's) captures on the
+    PCI port of the running vnapi-fwd: DUMPCAP_FRAMES frames sent once it captures, each
+    captured exactly twice (rx, tx), none dropped, exit 0. Returns the frames sent."""
+    for f in ('fwd.probe.out', 'fwd.probe.tmp'):
+        if os.path.exists(g.path(f)):
+            os.unlink(g.path(f))
+    open(g.path('fwd.probe'), 'w').close()
+    end = time.monotonic() + 60
+    while 'Capturing on' not in g.read('fwd.probe.tmp') + g.read('fwd.probe.out'):
+        if os.path.exists(g.path('fwd.probe.out')) or time.monotonic() > end:
+            raise Failure('dpdk-dumpcap (secondary) on the PCI port did not start capturing\n%s'
+                          % (g.read('fwd.probe.out') or g.read('fwd.probe.tmp'))[-3000:])
+        time.sleep(0.05)
+    n = peer.count(DUMPCAP_FRAMES, 1, 30)
+    g.wait_file('fwd.probe.out', 60)
+    text = g.read('fwd.probe.out')
+    rc = re.search(r'^rc (\d+)', text, re.M)
+    got = re.search(r"Packets received/dropped on interface '[^']*': (\d+)/(\d+)", text)
+    res['dumpcap'] = got.group(0) if got else None
+    if rc is None or int(rc.group(1)) != 0 or got is None or \
+            (int(got.group(1)), int(got.group(2))) != (2 * DUMPCAP_FRAMES, 0):
+        raise Failure('dpdk-dumpcap on the PCI port: expected exit 0 and %d/0 packets received/'
+                      'dropped (%d frames, rx and tx)\n%s' % (2 * DUMPCAP_FRAMES, n,
+                                                             text[-3000:]))
+    return n
 
 
 def check_l3fwd(g, peer, boot, pmd, checks, res):
@@ -818,13 +861,16 @@ def run_boot(boot):
             n = peer.count(HYBRID_SPARSE, 1, 60, gap_ms=(1.0, 5.0))
             n += peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
             res['hybrid_s'] = round(time.monotonic() - t, 2)
+            extra = 0
+            if pmd == 'vnapi':
+                extra = check_dumpcap(g, peer, res)
             rc, text = g.stop_job('fwd')
             fin = re.search(r'FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', text)
             q = re.search(r'QUEUE lcore=1 port=0 queue=0 mode=(\S+) .* wakeups=(\d+) ', text)
             res['fwd_rc'] = rc
             res['hybrid_final'] = fin.group(0) if fin else None
             res['hybrid_wakeups'] = int(q.group(2)) if q else None
-            want = HYBRID_SPARSE + COUNT_FRAMES // 4
+            want = HYBRID_SPARSE + COUNT_FRAMES // 4 + extra
             if rc != 0 or fin is None or q is None or \
                     (int(fin.group(1)), int(fin.group(2)), int(fin.group(3))) != (want, want, 0):
                 raise Failure('vnapi-fwd hybrid: exit %d, expected FINAL rx=%d tx=%d dropped=0\n%s'

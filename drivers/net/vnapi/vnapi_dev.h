@@ -188,8 +188,15 @@ struct vnapi_txq {
 	struct vnapi_queue_stats stats;
 };
 
+/** struct vnapi_hw's magic ("vnap"). */
+#define VNAPI_HW_MAGIC 0x766e6170u
+
 /** dev_private: shared between processes. */
 struct vnapi_hw {
+	/** VNAPI_HW_MAGIC once probed: how a secondary process knows the
+	 * primary's port for a PCI device is vnapi's (first, so that reading it
+	 * from another driver's dev_private stays within it). */
+	uint32_t magic;
 	struct vnapi_params params;
 	uint64_t features_offered;   /**< Back end's GET_FEATURES. */
 	uint64_t features;           /**< What we SET_FEATURES. */

@@ -563,7 +563,7 @@ static int
 vnapi_dev_mac_addr_set(struct rte_eth_dev *dev __rte_unused,
 		       struct rte_ether_addr *addr __rte_unused)
 {
-	/* ethdev stores it in data->mac_addrs; vhost-user filters nothing. */
+	/* ethdev stores it in data->mac_addrs; the back end filters nothing. */
 	return 0;
 }
 
@@ -793,15 +793,27 @@ vnapi_proc_alloc(const struct vnapi_transport_ops *ops, int socket)
  */
 int
 vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
-			       const struct vnapi_transport_ops *ops)
+			       const struct vnapi_transport_ops *ops, bool if_ours)
 {
+	const struct vnapi_hw *hw;
 	struct rte_eth_dev *dev;
 	struct vnapi_proc *proc;
 
 	dev = rte_eth_dev_attach_secondary(name);
 	if (dev == NULL) {
+		if (if_ours)
+			return 1; /* no port of the primary: another driver's device */
 		VNAPI_INIT_LOG(ERR, "%s: the primary process has no such port: a secondary process attaches to the primary's ports, it cannot create one",
 			       name);
+		return -ENODEV;
+	}
+	hw = dev->data->dev_private;
+	if (hw == NULL || hw->magic != VNAPI_HW_MAGIC) {
+		/* The primary's port is another driver's (e.g. net_virtio's). */
+		rte_eth_dev_release_port(dev);
+		if (if_ours)
+			return 1;
+		VNAPI_INIT_LOG(ERR, "%s: the primary process's port is not vnapi's", name);
 		return -ENODEV;
 	}
 	proc = vnapi_proc_alloc(ops, rte_socket_id());
@@ -829,6 +841,7 @@ vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket)
 	const struct rte_ether_addr *mac = NULL;
 	int ret;
 
+	((struct vnapi_hw *)dev->data->dev_private)->magic = VNAPI_HW_MAGIC;
 	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
 		goto err_release;

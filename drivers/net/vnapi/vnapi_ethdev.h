@@ -57,11 +57,14 @@ int vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket);
  * A secondary process's probe (vdev or PCI): attach to the primary's port
  * @p name for @p device, with this process's own state for transport
  * @p ops, the secondary's ops (reads; refusals of the rest) and no
- * datapath. Returns 0, -ENODEV (the primary has no such port, logged) or
- * -ENOMEM.
+ * datapath. Returns 0, -ENODEV (the primary has no such port, or not a
+ * vnapi one; logged) or -ENOMEM. @p if_ours: a device the user did not name
+ * for vnapi (a PCI device without vnapi=1, e.g. seen by dpdk-dumpcap, which
+ * takes no allow-list): attach only if the primary's port for it is vnapi's,
+ * else return 1 quietly (the bus offers the device to the next driver).
  */
 int vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
-				   const struct vnapi_transport_ops *ops);
+				   const struct vnapi_transport_ops *ops, bool if_ours);
 
 /** A bus's remove: close and release the port @p name (0 if already gone). */
 int vnapi_eth_dev_remove(const char *name);

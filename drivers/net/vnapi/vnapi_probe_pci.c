@@ -83,15 +83,20 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	struct rte_eth_dev *dev;
 	struct vnapi_proc *proc;
 	struct vnapi_hw *hw;
+	bool wanted;
 	int ret;
 
-	if (!vnapi_pci_args(pd->device.devargs ? pd->device.devargs->args : NULL, rest,
-			    sizeof(rest)))
-		return 1; /* not asked for: leave the device to another driver */
-	/* A secondary (dpdk-proc-info) attaches to the primary's port; the bus
-	 * mapped the BARs for it too, but it never touches the device. */
+	wanted = vnapi_pci_args(pd->device.devargs ? pd->device.devargs->args : NULL, rest,
+				sizeof(rest));
+	/* A secondary (dpdk-proc-info, dpdk-dumpcap) attaches to the primary's
+	 * port; the bus mapped the BARs for it too, but it never touches the
+	 * device. Without vnapi=1 (dumpcap passes no allow-list) only if the
+	 * primary's port for the device is vnapi's. */
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_transport_pci);
+		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_transport_pci,
+						      !wanted);
+	if (!wanted)
+		return 1; /* not asked for: leave the device to another driver */
 	ret = vnapi_devargs_parse_pci(name, rest, &params);
 	if (ret != 0)
 		return ret;

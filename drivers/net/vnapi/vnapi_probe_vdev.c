@@ -39,7 +39,7 @@ vnapi_probe(struct rte_vdev_device *vdev)
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return vnapi_eth_dev_attach_secondary(&vdev->device, name,
-						      &vnapi_transport_vhost_user);
+						      &vnapi_transport_vhost_user, false);
 	ret = vnapi_devargs_parse(name, rte_vdev_device_args(vdev), &params);
 	if (ret != 0)
 		return ret;
