@@ -61,8 +61,16 @@
 #define DRAIN_TRAFFIC_MIN_MS 20   /* traffic per cycle: 20..119 ms, varied */
 #define DRAIN_TRAFFIC_SPAN_MS 100
 #define DRAIN_STALL_TAKE    100   /* packets the stalled back end takes first */
-#define DRAIN_SLACK_MS      100   /* a stop may last this much beyond the bound */
-#define DRAIN_GONE_MAX_MS   20    /* a stop with the back end away */
+/*
+ * Times are not verdicts on this shared VM: the bounds below only tell
+ * "waited for the bound" from "did not wait" and "returned" from "hung",
+ * with margins far above scheduling noise. The driver's deadline runs on
+ * DPDK's timer (TSC, its frequency calibrated at start-up), the test's on
+ * CLOCK_MONOTONIC: a stop may look DRAIN_CLOCK_PCT % shorter than the bound.
+ */
+#define DRAIN_CLOCK_PCT     2
+#define DRAIN_SLACK_MS      1000  /* a stop returns within the bound plus this */
+#define DRAIN_GONE_MAX_MS   50    /* a stop with the back end away: no wait */
 #define DRAIN_DIES_AFTER_MS 30    /* the back end removed this far into a stop ... */
 #define DRAIN_DIES_MIN_BOUND_MS 2000 /* ... when tx_drain_ms is at least this */
 /* lib/vhost's fdset thread polls with a 1 s timeout; a removed net_vhost's
@@ -381,10 +389,9 @@ drain_dies_during_stop(void)
 	dropped = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
 	printf("# stop while the back end was removed %u ms into it took %.3f ms (tx_drain_ms=%u)\n",
 	       DRAIN_DIES_AFTER_MS, took, pair_opts.drain_ms);
-	peer_tap(took >= DRAIN_DIES_AFTER_MS &&
-		 took < DRAIN_DIES_AFTER_MS + DRAIN_VHOST_POLL_MS + DRAIN_SLACK_MS,
-		 "the back end went away during the drain: stop returned after %.3f ms, within %u ms of the removal (not at the bound, %u ms)",
-		 took, DRAIN_VHOST_POLL_MS + DRAIN_SLACK_MS, pair_opts.drain_ms);
+	peer_tap(took >= DRAIN_DIES_AFTER_MS && took < 0.9 * pair_opts.drain_ms,
+		 "the back end went away during the drain: stop returned after %.3f ms, %u ms after the removal at most %u ms later (net_vhost's poll), well before the bound (%u ms)",
+		 took, DRAIN_DIES_AFTER_MS, DRAIN_VHOST_POLL_MS, pair_opts.drain_ms);
 	peer_tap(dropped - dropped0 == sent && rte_mempool_in_use_count(tx_pool) == 0,
 		 "tx_q0_dropped_at_stop +%" PRIu64 " == the %" PRIu64 " packets of the ring; tx mbufs in use %u",
 		 dropped - dropped0, sent, rte_mempool_in_use_count(tx_pool));
@@ -428,9 +435,9 @@ pair_scenario_drain_stall(void)
 	fe_tx = drain_xstat(pair.fe_port, "tx_q0_good_packets");
 	printf("# stop with a stalled back end took %.3f ms (tx_drain_ms=%u)\n", took,
 	       pair_opts.drain_ms);
-	peer_tap(took >= bound && took < bound + DRAIN_SLACK_MS,
-		 "stop returned after %.3f ms: within [%u, %u) ms (the bound, plus %u ms)",
-		 took, pair_opts.drain_ms, pair_opts.drain_ms + DRAIN_SLACK_MS, DRAIN_SLACK_MS);
+	peer_tap(took >= bound * (100 - DRAIN_CLOCK_PCT) / 100 && took < bound + DRAIN_SLACK_MS,
+		 "stop returned after %.3f ms: it waited for the bound (%u ms, less %u %% for the two clocks) and returned within %u ms of it",
+		 took, pair_opts.drain_ms, DRAIN_CLOCK_PCT, DRAIN_SLACK_MS);
 	peer_tap(dropped == sent - be.received && fe_tx == sent,
 		 "tx_q0_dropped_at_stop %" PRIu64 " == accepted %" PRIu64 " - received %" PRIu64 " (tx_q0_good_packets %" PRIu64 ")",
 		 dropped, sent, be.received, fe_tx);

@@ -10,7 +10,7 @@ Usage: test_reconnect.py MODE FRONTEND [CYCLES]
             intr_l3fwd: the same with l3fwd-power --interrupt-only ($VNAPI_L3FWD_POWER);
             promisc: promiscuous/allmulticast off refused, foreign frames delivered (run_promisc)
   FRONTEND  vnapi | virtio_user, optionally with devargs ('vnapi:packed_vq=1')
-  CYCLES    back-end restarts (default 5)
+  CYCLES    back-end restarts (default 3)
 Exit status 0 = pass, 1 = fail.
 
 Each cycle: traffic runs (odd cycles: the front end transmits; even cycles: it forwards what the
@@ -361,7 +361,7 @@ def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ('client', 'server', 'intr', 'intr_l3fwd'):
         print(__doc__)
         return 2
-    cycles = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    cycles = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     if sys.argv[1] in ('intr', 'intr_l3fwd'):
         return h.run_checks(run_intr, sys.argv[2], cycles,
                             'vnapi-fwd' if sys.argv[1] == 'intr' else 'l3fwd-power')
