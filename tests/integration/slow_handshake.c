@@ -271,6 +271,30 @@ be_thread(void *arg)
 	pthread_mutex_unlock(&be.mu);					\
 	rc_; })
 
+/* Drop port 1's connection: its reconnection finds the back end silent for
+ * SH_DELAY_MS after the first request, whose time goes to @p t_req.
+ * Returns 0, or -1 (reported). */
+static int
+be_slow_reconnect(uint64_t *t_req)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&be.mu);
+	be.t_req = 0;
+	be.slow_next = true;
+	pthread_mutex_unlock(&be.mu);
+	if (write(be.drop_fd, &one, sizeof(one)) != sizeof(one)) {
+		peer_fail("drop: %s", strerror(errno));
+		return -1;
+	}
+	if (BE_WAIT_FOR(be.t_req != 0) != 0) {
+		peer_fail("port 1 did not reconnect to the slow back end within %.0f s", SH_WAIT_S);
+		return -1;
+	}
+	*t_req = be.t_req;
+	return 0;
+}
+
 static int
 be_start(const char *path)
 {
@@ -495,22 +519,8 @@ main(int argc, char **argv)
 
 	/* The slow handshake: drop port 1's connection; its reconnection
 	 * finds the back end silent for SH_DELAY_MS after the first request. */
-	pthread_mutex_lock(&be.mu);
-	be.slow_next = true;
-	pthread_mutex_unlock(&be.mu);
-	{
-		uint64_t one = 1;
-
-		if (write(be.drop_fd, &one, sizeof(one)) != sizeof(one)) {
-			peer_fail("drop: %s", strerror(errno));
-			goto out;
-		}
-	}
-	if (BE_WAIT_FOR(be.t_req != 0) != 0) {
-		peer_fail("port 1 did not reconnect to the slow back end within %.0f s", SH_WAIT_S);
+	if (be_slow_reconnect(&t_req) != 0)
 		goto out;
-	}
-	t_req = be.t_req;
 	printf("# port 1 reconnected; the slow back end read its first request and stays silent %u ms\n",
 	       SH_DELAY_MS);
 
@@ -593,23 +603,8 @@ main(int argc, char **argv)
 
 	/* An ethdev op during a slow handshake cuts it short instead of
 	 * waiting for the back end: close port 1 while it is silent again. */
-	pthread_mutex_lock(&be.mu);
-	be.t_req = 0;
-	be.slow_next = true;
-	pthread_mutex_unlock(&be.mu);
-	{
-		uint64_t one = 1;
-
-		if (write(be.drop_fd, &one, sizeof(one)) != sizeof(one)) {
-			peer_fail("drop: %s", strerror(errno));
-			goto out;
-		}
-	}
-	if (BE_WAIT_FOR(be.t_req != 0) != 0) {
-		peer_fail("port 1 did not reconnect to the slow back end within %.0f s", SH_WAIT_S);
+	if (be_slow_reconnect(&t_req) != 0)
 		goto out;
-	}
-	t_req = be.t_req;
 	ret = peer_port_remove("net_vnapi1", &port1, &p1_probed);
 	t_closed = peer_now_ns();
 	printf("# second slow handshake: port 1 closed and removed %.1f ms after the back end read its first request\n",
