@@ -664,10 +664,12 @@ def check_dumpcap(g, peer, res):
     res['dumpcap'] = got.group(0) if got else None
     res['dumpcap_frames_sent'] = n
     # -c stops after the burst that reaches the count: with one frame at a time, exactly
-    # the count is written; the port's pdump counters may see a frame more before the
-    # capture is switched off.
+    # the count is written. The "received" figure is librte_pdump's per-queue counters read
+    # by dumpcap from the shared memzone as it ends; they are not exact at that moment (CI
+    # saw 38 received with 40 written, other runs 41), so only dumpcap's written and
+    # dropped counts are judged.
     if rc is None or int(rc.group(1)) != 0 or got is None or not written or \
-            int(written[-1]) != 2 * DUMPCAP_FRAMES or int(got.group(1)) < 2 * DUMPCAP_FRAMES or \
+            int(written[-1]) != 2 * DUMPCAP_FRAMES or \
             int(got.group(2)) != 0 or n < DUMPCAP_FRAMES:
         raise Failure('dpdk-dumpcap on the PCI port: expected exit 0, %d packets captured and '
                       'none dropped (rx and tx of %d frames; %d sent)\n%s'
