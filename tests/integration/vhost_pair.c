@@ -1175,6 +1175,101 @@ scenario_offload(void)
 	return ret != 0 || peer_failed() ? -1 : 0;
 }
 
+/* Every offload feature bit (CSUM, GUEST_CSUM, GUEST_TSO4/6, GUEST_ECN,
+ * HOST_TSO4/6, HOST_ECN): net_vhost tso=1 offers them all, and the offload
+ * configuration (pair_offload_conf(): checksums, TSO, LRO) needs them all. */
+#define PAIR_OFFLOAD_ALL_BITS UINT64_C(0x3b83)
+
+/* The back end's negotiated offload bits must be exactly @p want. */
+static int
+reneg_check(const char *phase, uint64_t want)
+{
+	int vid = rte_eth_vhost_get_vid_from_port_id(pair.be_port);
+	uint64_t f = 0;
+
+	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &f) != 0)
+		return peer_fail("%s: cannot read the negotiated features (vid %d)", phase, vid);
+	peer_tap((f & PAIR_OFFLOAD_ALL_BITS) == want,
+		 "%s: the back end negotiated offload bits 0x%" PRIx64 " (features 0x%" PRIx64 "), want 0x%" PRIx64,
+		 phase, f & PAIR_OFFLOAD_ALL_BITS, f, want);
+	return peer_failed() ? -1 : 0;
+}
+
+/* 64-byte frames both ways, every byte and the counters checked. */
+static int
+reneg_traffic(uint32_t total)
+{
+	static const uint16_t sz[] = { 64, 1518 };
+	struct pair_flow fl[PAIR_MAX_FLOWS];
+	unsigned int n;
+
+	stats_reset();
+	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
+	if (flows_run(fl, n, pair_opts.timeout) != 0)
+		return -1;
+	return check_stats(fl, n);
+}
+
+/* Stop the front end, configure it with or without the offloads, start. */
+static int
+reneg_reconfigure(bool offloads)
+{
+	int ret = rte_eth_dev_stop(pair.fe_port);
+
+	if (ret != 0)
+		return peer_fail("front end stop: %d", ret);
+	offload_conf = offloads;
+	if (port_setup(pair.fe_port, "front end", 1, 0, false, pair.pools.mp[POOL_FE_RX]) != 0)
+		return -1;
+	if (pair_wait_link(pair.be_port, "back end", true, 10.0) != 0 ||
+	    pair_wait_link(pair.fe_port, "front end", true, 10.0) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Offload features follow the configuration (net_vhost tso=1 offers every
+ * one): configured without offloads, the front end negotiates none of them
+ * (the back end neither parses nor writes the header's offload fields);
+ * reconfigured with them, it negotiates them at the next start, and the
+ * offloads work both ways; reconfigured without, they are gone again. Traffic
+ * both ways, byte-exact, in each phase.
+ */
+static int
+scenario_offload_reneg(void)
+{
+	struct pair_offload_ctx ctx;
+	int ret = 0;
+
+	/* The back end configured as in the offload scenario. */
+	be_extra_devargs = PAIR_OFFLOAD_BE_DEVARGS;
+	offload_conf = true;
+	if (pair_be_create(1, 0) != 0)
+		return -1;
+	offload_conf = false;
+	if (fe_bringup(0, false, NULL) != 0)
+		return -1;
+	if (reneg_check("configured without offloads", 0) != 0 || reneg_traffic(2000) != 0)
+		return -1;
+	if (reneg_reconfigure(true) != 0 ||
+	    reneg_check("reconfigured with offloads", PAIR_OFFLOAD_ALL_BITS) != 0)
+		return -1;
+	ctx.fe_port = pair.fe_port;
+	ctx.be_port = pair.be_port;
+	ctx.fe_tx_pool = pair.pools.mp[POOL_FE_TX];
+	ctx.be_tx_pool = pair.pools.mp[POOL_BE_TX];
+	ctx.tap = peer_tap;
+	ctx.timeout = pair_opts.timeout;
+	ret |= pair_offload_fe_to_be(&ctx, false);
+	ret |= pair_offload_be_to_fe(&ctx, false);
+	if (ret != 0)
+		return -1;
+	if (reneg_reconfigure(false) != 0 ||
+	    reneg_check("reconfigured without offloads", 0) != 0 || reneg_traffic(2000) != 0)
+		return -1;
+	return peer_failed() ? -1 : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -1188,6 +1283,7 @@ static const struct {
 	{ "badring", scenario_badring },
 	{ "segs", scenario_segs },
 	{ "offload", scenario_offload },
+	{ "offload_reneg", scenario_offload_reneg },
 	{ "race", pair_scenario_race },
 	{ "drain", pair_scenario_drain },
 	{ "drain_stall", pair_scenario_drain_stall },

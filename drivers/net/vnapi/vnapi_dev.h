@@ -201,12 +201,12 @@ struct vnapi_hw {
 	uint64_t features_offered;   /**< Back end's GET_FEATURES. */
 	uint64_t features;           /**< What we SET_FEATURES. */
 	/** offered & wanted at connect: the device offloads an application
-	 * may enable (dev_infos_get); configure drops the rx ones it did not
-	 * enable from features. */
+	 * may enable (dev_infos_get); configure drops the ones it did not
+	 * enable (rx and tx) from features. */
 	uint64_t features_usable;
 	/** Set at configure: the offload features the application enabled
 	 * (a later back end must offer them, vnapi_backend_connect()) and the
-	 * rx ones it did not (never negotiated, whatever the back end offers). */
+	 * ones it did not (never negotiated, whatever the back end offers). */
 	uint64_t ol_required;
 	uint64_t ol_unwanted;
 	uint64_t protocol_features;  /**< Negotiated protocol features. */

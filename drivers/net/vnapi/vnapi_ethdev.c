@@ -112,11 +112,26 @@ vnapi_ol_required(const struct rte_eth_conf *conf)
 	return req;
 }
 
-/* The GUEST_ offload feature bits the rx offloads @p offloads do not need. */
+/*
+ * The offload feature bits the configuration @p conf does not need: the
+ * GUEST_ bits for rx offloads it did not enable, the CSUM and HOST_ bits for
+ * tx offloads it did not enable (tx offloads are port-level only:
+ * tx_queue_offload_capa is 0, so no queue can enable one later). A feature
+ * not negotiated costs the device nothing per packet: it neither parses nor
+ * writes the header's offload fields.
+ */
 static uint64_t
-vnapi_rx_features_unwanted(uint64_t offloads)
+vnapi_features_unwanted(const struct rte_eth_conf *conf)
 {
+	const uint64_t offloads = conf->rxmode.offloads, tx = conf->txmode.offloads;
 	uint64_t unwanted = 0;
+
+	if (!(tx & RTE_ETH_TX_OFFLOAD_TCP_TSO))
+		unwanted |= (1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_HOST_TSO6) |
+			    (1ULL << VIRTIO_NET_F_HOST_ECN);
+	if (!(tx & (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+		    RTE_ETH_TX_OFFLOAD_TCP_TSO)))
+		unwanted |= 1ULL << VIRTIO_NET_F_CSUM;
 
 	if (!(offloads & RTE_ETH_RX_OFFLOAD_TCP_LRO))
 		unwanted |= (1ULL << VIRTIO_NET_F_GUEST_TSO4) | (1ULL << VIRTIO_NET_F_GUEST_TSO6) |
@@ -148,12 +163,15 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 	}
 	hw->nb_qp = nb_qp;
 	/*
-	 * ethdev refused offloads beyond dev_infos_get's capabilities. The rx
+	 * ethdev refused offloads beyond dev_infos_get's capabilities. The
 	 * offloads the application did not enable are not negotiated at the
-	 * next start: the device then sends neither partial checksums nor
-	 * 64 KB packets to an application that does not expect them.
+	 * next start (set_features there): the device then sends neither
+	 * partial checksums nor 64 KB packets to an application that does not
+	 * expect them, and spends nothing on the header's offload fields.
+	 * dev_infos_get keeps reporting what the device offers
+	 * (features_usable): a later configure may enable them again.
 	 */
-	hw->ol_unwanted = vnapi_rx_features_unwanted(conf->rxmode.offloads);
+	hw->ol_unwanted = vnapi_features_unwanted(conf);
 	hw->features = vnapi_net_offload_valid(hw->features_usable & ~hw->ol_unwanted);
 	hw->ol_required = vnapi_ol_required(conf) & hw->features;
 	/* Queues are laid out for the features negotiated so far: a later
