@@ -33,6 +33,22 @@ Usage: devtools/bench.py --matrix [--build DIR] [--quick] [--cells PATTERNS] [--
   devtools/bench.py --matrix --list                       cells, devargs, time estimate
   devtools/bench.py --matrix --quick --cells split-64-io  development smoke run
   devtools/bench.py --matrix                              the full matrix (~24 min, run alone)
+
+--prev-plugin PATH / --against REV (with --matrix): a third contender in every cell, vnapi_prev =
+net_vnapi loaded from an earlier build (PATH, or the plugin devtools/build-rev.sh REV builds into
+/var/tmp/vnapi-rev/<hash>), same devargs as vnapi; the tables add vnapi/vnapi_prev ratios.
+
+--guard: the regression guard, a --matrix shortcut: the six 64 B core cells ('split-64-*,
+packed-64-*'), 5 runs per contender, vnapi vs virtio_user vs vnapi_prev, where --against
+defaults to the previous benchmarked commit (the Tree of the last guard section of
+doc/performance.md, else the newest tag, else HEAD~1). Prints and writes (section "## Regression
+guard") a verdict per cell: goal vnapi/virtio_user best >= 1.10 and median >= 1.05; "slower than
+prev" when both vnapi/vnapi_prev ratios are < 1.00. A slow cell is reported, not an error: the
+exit status is non-zero only for bad arguments, a failed build or a failed run.
+
+  devtools/bench.py --guard --list                        cells, the commit it compares with
+  devtools/bench.py --guard                               ~12 min + the build of the old commit
+  devtools/bench.py --guard --against v0.3 --cells split-64-io
 """
 
 import argparse
@@ -44,6 +60,7 @@ import platform
 import re
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 
@@ -284,7 +301,10 @@ functions net_virtio_user reports, `--log-level=pmd.net.virtio.init:info`):
 """
 
 
-def contenders_for(cell, explore=False, vu_try=None):
+def contenders_for(cell, explore=False, vu_try=None, prev=False):
+    """The contenders of a cell: vnapi and virtio_user with its chosen devargs (+ vnapi_prev,
+    net_vnapi of the --prev-plugin build with vnapi's devargs, when prev), or with explore the
+    net_virtio_user candidates only."""
     if explore:
         cands = vu_candidates(cell)
         if vu_try:
@@ -294,9 +314,30 @@ def contenders_for(cell, explore=False, vu_try=None):
                      devargs=common_devargs(cell) + d, eal=list(e))
                 for d, e in cands]
     d, e = vu_best(cell)
-    return [dict(label='vnapi', fe='vnapi', devargs=common_devargs(cell) + ['in_order=1'], eal=[]),
-            dict(label='virtio_user', fe='virtio_user', devargs=common_devargs(cell) + d,
-                 eal=list(e))]
+    vnapi = dict(label='vnapi', fe='vnapi', devargs=common_devargs(cell) + ['in_order=1'], eal=[])
+    cons = [vnapi, dict(label='virtio_user', fe='virtio_user', devargs=common_devargs(cell) + d,
+                        eal=list(e))]
+    if prev:
+        cons.append(dict(vnapi, label='vnapi_prev', fe='vnapi_prev', devargs=list(vnapi['devargs'])))
+    return cons
+
+
+def run_order(cons, run):
+    """The contenders' order in run `run`: rotated left by run // 2, reversed in odd runs. Two
+    contenders: A B, B A, A B, ...; three: A B C, C B A, B C A, A C B, C A B, B A C, then again
+    (over 6 runs each contender gets each slot twice)."""
+    k = (run // 2) % len(cons) if len(cons) > 2 else 0
+    order = list(cons[k:]) + list(cons[:k])
+    return order if run % 2 == 0 else order[::-1]
+
+
+def order_note(ncon):
+    """The Method line's words for run_order()."""
+    if ncon <= 2:
+        return 'Drivers alternate run by run (A B B A A B ...)'
+    return ('The %d contenders rotate run by run (run k: the list rotated left by k // 2, '
+            'reversed in odd runs; 3 contenders: A B C, C B A, B C A, A C B, C A B, B A C, then '
+            'again: over 6 runs each gets each slot twice)' % ncon)
 
 
 def worker_cpu_ticks(pid):
@@ -335,7 +376,7 @@ def matrix_run(con, cell, seconds, warmup, mem):
     wticks = int(math.ceil(warmup))
     deadline = seconds + 75
     size_arg = ['--txpkts=%d' % cell.size]
-    log_eal = (['--log-level=pmd.net.vnapi.init:info'] if con['fe'] == 'vnapi'
+    log_eal = (['--log-level=pmd.net.vnapi.init:info'] if con['fe'].startswith('vnapi')
                else ['--log-level=pmd.net.virtio.init:info'])
     res = dict(cell=cell.id, contender=con['label'], error=None, t_start=time.time())
     t_begin = time.monotonic()
@@ -348,7 +389,7 @@ def matrix_run(con, cell, seconds, warmup, mem):
                 app_extra=size_arg if be_mode != 'rxonly' else [])
             s.add(backend)
             mark = backend.mark()
-            fe = h.start_frontend(
+            fe = start_frontend_as(
                 con['fe'], sock, queues=cell.queues, mem=mem, interactive=True, fwd=fe_mode,
                 deadline=deadline, extra_devargs=con['devargs'], eal_extra=con['eal'] + log_eal,
                 app_extra=size_arg if fe_mode == 'txonly' else [], startup_timeout=30.0)
@@ -486,13 +527,165 @@ def cpu_flags():
     return set()
 
 
+# ---- --prev-plugin, --against, --guard ----
+
+GUARD_CELLS = 'split-64-*,packed-64-*'   # their core cells: the six 64 B core cells
+GUARD_GOAL_BEST = 1.10                   # vnapi / virtio_user, best samples
+GUARD_GOAL_MEDIAN = 1.05                 # vnapi / virtio_user, median of the run medians
+BUILD_REV_TIMEOUT = 900.0                # devtools/build-rev.sh REV, seconds
+
+
+def git(*args):
+    """git -C TOP ARGS: stripped stdout, or None when git fails."""
+    try:
+        p = subprocess.run(['git', '-C', TOP] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def commit_of(rev):
+    """(full hash, subject) of rev, or None when it names no commit."""
+    full = git('rev-parse', '--verify', '--quiet', rev + '^{commit}')
+    if not full:
+        return None
+    return full, git('log', '-1', '--format=%s', full) or ''
+
+
+def tree_state():
+    """(HEAD's hash, whether drivers/ or lib/ have uncommitted changes)."""
+    return git('rev-parse', 'HEAD') or 'unknown', bool(git('status', '--porcelain', '--',
+                                                          'drivers', 'lib'))
+
+
+def tree_note():
+    """The guard section's Tree: HEAD's hash (+ uncommitted changes)."""
+    head, dirty = tree_state()
+    return head + (' (+ uncommitted changes)' if dirty else '')
+
+
+def last_guard_tree(doc):
+    """The commit of the last guard run: the '- Tree: HASH' line of doc's bench-guard section."""
+    try:
+        with open(doc) as f:
+            text = f.read()
+    except OSError:
+        return None
+    begin = text.find('<!-- BEGIN perf:bench-guard:')
+    end = text.find(perfdoc.end_marker('bench-guard'), begin)
+    if begin < 0 or end < 0:
+        return None
+    t = re.search(r'^- Tree: `?([0-9a-f]{40})\b', text[begin:end], re.M)
+    return t.group(1) if t else None
+
+
+def default_against(doc):
+    """(rev, why): the previous benchmarked commit (the last guard section's Tree), else the
+    newest tag, else HEAD~1. A recorded Tree that is HEAD itself with drivers/ and lib/ clean
+    would compare HEAD with itself: then the fallbacks."""
+    last = last_guard_tree(doc)
+    if last:
+        if not commit_of(last):
+            print('note: the last guard Tree %s is not a commit here; falling back' % last[:12])
+        elif tree_state() == (last, False):
+            print('note: the last guard ran on HEAD itself (clean tree); falling back')
+        else:
+            return last, 'the last guard run\'s Tree (%s)' % os.path.relpath(doc, TOP)
+    tag = git('describe', '--tags', '--abbrev=0')
+    if tag:
+        return tag, 'the newest tag'
+    return 'HEAD~1', 'HEAD~1 (no guard section, no tag)'
+
+
+def build_rev(rev):
+    """devtools/build-rev.sh REV -> the plugin path; raises RuntimeError with its stderr."""
+    cmd = [os.path.join(TOP, 'devtools', 'build-rev.sh'), rev]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=BUILD_REV_TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr.decode(errors='replace') if isinstance(e.stderr, bytes) else e.stderr
+        raise RuntimeError('devtools/build-rev.sh %s: no result after %.0f s\n%s'
+                           % (rev, BUILD_REV_TIMEOUT, (err or '')[-3000:]))
+    out = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not out or not os.path.exists(out[-1]):
+        raise RuntimeError('devtools/build-rev.sh %s failed (exit %d)\n%s'
+                           % (rev, p.returncode, p.stderr[-3000:]))
+    return out[-1]
+
+
+def guard_cells():
+    """The guard's cells: split/packed x fe_tx/be_tx/io at 64 B, 1 queue pair, mergeable on
+    (GUARD_CELLS also matches the 64 B secondary cells: not those)."""
+    return [c for c in select_cells(matrix_cells(), GUARD_CELLS) if c.tier == 'core']
+
+
+def set_prev_plugin(ap, path):
+    """vnapi_prev's plugin: start_frontend_as() loads it from VNAPI_PREV_PLUGIN."""
+    if not os.path.exists(path):
+        ap.error('--prev-plugin %s not found' % path)
+    os.environ['VNAPI_PREV_PLUGIN'] = os.path.abspath(path)
+
+
+def guard_verdict(plan, results):
+    """The guard's table: per cell the ratios vs virtio_user and vs vnapi_prev, and the
+    verdict (goal: best >= GUARD_GOAL_BEST and median >= GUARD_GOAL_MEDIAN vs virtio_user;
+    'slower than prev' when both ratios vs vnapi_prev are < 1.00)."""
+    t = ['| cell | best ratio vnapi/vu | median ratio vnapi/vu | best ratio vnapi/prev | '
+         'median ratio vnapi/prev | verdict |', '|---|---:|---:|---:|---:|---|']
+    for c, cons, n in plan:
+        a = {con['label']: m_agg(results.get((c.id, con['label']), [])) for con in cons}
+        v, u, p = a.get('vnapi'), a.get('virtio_user'), a.get('vnapi_prev')
+
+        def ratio(x, key):
+            return v[key] / x[key] if v and x and x[key] else None
+        rb, rm = ratio(u, 'best'), ratio(u, 'med')
+        pb, pm = ratio(p, 'best'), ratio(p, 'med')
+        if not v:
+            verdict = 'no result: vnapi failed'
+        else:
+            if rb is None:
+                verdict = 'no virtio_user result'
+            elif rb >= GUARD_GOAL_BEST and rm >= GUARD_GOAL_MEDIAN:
+                verdict = 'goal met'
+            else:
+                verdict = 'BELOW GOAL (%s)' % ', '.join(
+                    s for s in ('best %.2f < %.2f' % (rb, GUARD_GOAL_BEST)
+                                if rb < GUARD_GOAL_BEST else '',
+                                'median %.2f < %.2f' % (rm, GUARD_GOAL_MEDIAN)
+                                if rm < GUARD_GOAL_MEDIAN else '') if s)
+            if 'vnapi_prev' in a:
+                if pb is None:
+                    verdict += '; no vnapi_prev result'
+                elif pb < 1.0 and pm < 1.0:
+                    verdict += '; SLOWER THAN PREV'
+        t.append('| %s | %s | %s | %s | %s | %s |' % (
+            c.id, *('%.2f' % x if x is not None else '-' for x in (rb, rm, pb, pm)), verdict))
+    return '\n'.join(t)
+
+
 def matrix_main():
+    guard = '--guard' in sys.argv[1:]
     ap = argparse.ArgumentParser(
-        prog='bench.py --matrix',
+        prog='bench.py --guard' if guard else 'bench.py --matrix',
         description='Benchmark matrix: net_vnapi vs net_virtio_user (best devargs per cell) '
         'against net_vhost, testpmd on both sides; updates the "## Benchmark matrix" section of '
-        'doc/performance.md.')
-    ap.add_argument('--matrix', action='store_true', required=True)
+        'doc/performance.md. --guard: the regression guard (its own section, "## Regression '
+        'guard").')
+    ap.add_argument('--matrix', action='store_true')
+    ap.add_argument('--guard', action='store_true',
+                    help='the regression guard: --matrix in the six 64 B core cells (%s; '
+                    '--cells overrides), net_vnapi of --against as a third contender (default: '
+                    'the previous benchmarked commit: the Tree of the last guard section of '
+                    '--doc, else the newest tag, else HEAD~1), a verdict per cell; writes its own '
+                    'section' % GUARD_CELLS)
+    ap.add_argument('--prev-plugin', metavar='PATH',
+                    help='a third contender, vnapi_prev: net_vnapi from this plugin (an earlier '
+                    'build), same devargs as vnapi')
+    ap.add_argument('--against', metavar='REV',
+                    help='vnapi_prev = net_vnapi of commit REV, built by devtools/build-rev.sh '
+                    'REV (into /var/tmp/vnapi-rev/<hash>, reused)')
     ap.add_argument('--build', default=os.path.join(TOP, 'build'))
     ap.add_argument('--plugin')
     ap.add_argument('--runs', type=int, default=5, help='runs per driver in core cells (5)')
@@ -524,26 +717,60 @@ def matrix_main():
         args.runs, args.secondary_runs, args.seconds = 1, 1, 4.0
     if args.seconds < math.ceil(args.warmup) + 2:
         ap.error('--seconds must leave at least 2 samples after --warmup')
+    if args.prev_plugin and args.against:
+        ap.error('--prev-plugin and --against both name the earlier build: give one')
+    if args.vu_explore and (args.guard or args.prev_plugin or args.against):
+        ap.error('--vu-explore runs net_virtio_user candidates only: not with --guard, '
+                 '--prev-plugin or --against')
+    against = against_why = None      # (hash, subject) of vnapi_prev's commit, how it was chosen
+    if args.against:
+        against_why = '--against %s' % args.against
+    elif args.guard and not args.prev_plugin:
+        args.against, against_why = default_against(args.doc)
+    if args.against:
+        against = commit_of(args.against)
+        if not against:
+            ap.error('--against %s: not a commit of this repository' % args.against)
+    elif args.prev_plugin:
+        # a devtools/build-rev.sh plugin names its commit: /var/tmp/vnapi-rev/<hash>/build/...
+        m = re.search(r'/vnapi-rev/([0-9a-f]{40})/', os.path.abspath(args.prev_plugin))
+        against = commit_of(m.group(1)) if m else None
+        against_why = '--prev-plugin %s' % args.prev_plugin
+    prev = bool(args.prev_plugin or args.against)
 
-    cells = select_cells(matrix_cells(), args.cells)
+    cells = guard_cells() if args.guard and not args.cells else \
+        select_cells(matrix_cells(), args.cells)
     if not cells:
         ap.error('--cells %r selects no cell; cells: %s'
                  % (args.cells, ' '.join(c.id for c in matrix_cells())))
     plan = []
     for c in cells:
-        cons = contenders_for(c, args.vu_explore, args.vu_try)
+        cons = contenders_for(c, args.vu_explore, args.vu_try, prev)
         n = args.runs if c.tier == 'core' else args.secondary_runs
         plan.append((c, cons, n))
     total_runs = sum(len(cons) * n for c, cons, n in plan)
     est = total_runs * (args.seconds + M_OVERHEAD_S)
-    print('bench --matrix: %s; %d cells (%d core x %d runs, %d secondary x %d runs per driver), '
-          '%d runs of %.0f s (+~%.0f s start/stop each): estimated %.1f min'
-          % ('QUICK MODE' if args.quick else ('vu-explore' if args.vu_explore else 'full'),
+    ncon = max(len(cons) for c, cons, n in plan)
+    print('bench %s: %s; %d cells (%d core x %d runs, %d secondary x %d runs per contender, '
+          '%d contenders), %d runs of %.0f s (+~%.0f s start/stop each): estimated %.1f min'
+          % ('--guard' if args.guard else '--matrix',
+             'QUICK MODE' if args.quick else ('vu-explore' if args.vu_explore else 'full'),
              len(cells), sum(c.tier == 'core' for c in cells), args.runs,
-             sum(c.tier != 'core' for c in cells), args.secondary_runs, total_runs,
+             sum(c.tier != 'core' for c in cells), args.secondary_runs, ncon, total_runs,
              args.seconds, M_OVERHEAD_S, est / 60), flush=True)
     print('(a failing driver costs up to ~25 s per failed run; after 2 failures in a cell its '
           'remaining runs there are skipped)', flush=True)
+    if args.against:
+        cached = os.path.exists('/var/tmp/vnapi-rev/%s/build/drivers/librte_net_vnapi.so'
+                                % against[0])
+        print('vnapi_prev: net_vnapi of %s "%s" (%s); %s' % (
+            against[0], against[1][:60], against_why,
+            'already built' if cached else 'built first by devtools/build-rev.sh (a few min, '
+            'not in the estimate)'), flush=True)
+    elif args.prev_plugin:
+        print('vnapi_prev: net_vnapi from %s%s' % (
+            args.prev_plugin, ' (commit %s "%s")' % (against[0], against[1][:60])
+            if against else ''), flush=True)
     if args.list:
         for c, cons, n in plan:
             print('  %-24s %-9s %d runs x %s' % (c.id, c.tier, n,
@@ -560,6 +787,18 @@ def matrix_main():
         if not os.path.exists(plugin):
             ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
         os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
+    if args.against:
+        print('building %s: devtools/build-rev.sh %s (at most %.0f s) ...'
+              % (against[0][:12], against[0], BUILD_REV_TIMEOUT), flush=True)
+        try:
+            args.prev_plugin = build_rev(against[0])
+        except RuntimeError as e:
+            print('bench: %s' % e, file=sys.stderr)
+            return 2
+        print('vnapi_prev plugin: %s' % args.prev_plugin, flush=True)
+    if prev:
+        set_prev_plugin(ap, args.prev_plugin)
+    tree = tree_note()
     h.install_guards()
     mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
     mem_note = mem.describe()
@@ -578,8 +817,8 @@ def matrix_main():
         for c, cons, n in plan:
             failures = {}
             for run in range(n):
-                # A B, B A, A B, ...: every contender gets the first slot half of the time
-                order = cons if run % 2 == 0 else list(reversed(cons))
+                # every contender gets each slot about equally often (run_order)
+                order = run_order(cons, run)
                 for con in order:
                     key = (c.id, con['label'])
                     if failures.get(con['label'], 0) >= 2:
@@ -623,8 +862,19 @@ def matrix_main():
     rows = matrix_tables(plan, results, hz, args.vu_explore)
     print()
     print('\n\n'.join(rows))
+    failed = any(r['error'] for runs in results.values() for r in runs)
+    verdict = None
+    if args.guard:
+        verdict = guard_verdict(plan, results)
+        print('\nRegression guard: goal vnapi/virtio_user best >= %.2f and median >= %.2f; '
+              'vnapi_prev = %s\n' % (GUARD_GOAL_BEST, GUARD_GOAL_MEDIAN,
+                                     '%s "%s"' % (against[0][:12], against[1][:60])
+                                     if against else args.prev_plugin))
+        print(verdict)
+    # A slow cell is a result, not an error; the guard fails only for a failed run.
+    status = 1 if args.guard and failed else 0
     if args.no_doc or args.vu_explore:
-        return 0
+        return status
     flags = cpu_flags()
     avx512 = sorted(f for f in flags if f.startswith('avx512'))
     n_all = len(matrix_cells())
@@ -635,21 +885,50 @@ def matrix_main():
                 if r.get('fe_argv') and example is None:
                     example = r
     intro = None
-    if args.quick or len(cells) < n_all:
+    if args.guard:
+        n_guard = guard_cells()
+        partial = args.quick or set(c.id for c in cells) != set(c.id for c in n_guard)
+        intro = ('The regression guard: net_vnapi of the tree against net_virtio_user and '
+                 'against net_vnapi of an earlier commit (vnapi_prev), the six 64 B core cells '
+                 'of the benchmark matrix, contenders rotating run by run. Goal per cell: '
+                 'vnapi/virtio_user best >= %.2f and median >= %.2f; "slower than prev" when '
+                 'both vnapi/vnapi_prev ratios are below 1.00 (single runs vary a lot on these '
+                 'VMs: a flag is a reason to rerun, not a proof). Run `devtools/bench.py '
+                 '--guard` (about %.0f min plus the build of the earlier commit) alone on the '
+                 'machine; by default it compares with the Tree below.'
+                 % (GUARD_GOAL_BEST, GUARD_GOAL_MEDIAN,
+                    len(n_guard) * 3 * 5 * (6.0 + M_OVERHEAD_S) / 60))
+        if partial:
+            intro = ('**%s%s: not the guard\'s result.**\n\n'
+                     % ('QUICK MODE (1 run per contender, 4 s)' if args.quick else 'PARTIAL RUN',
+                        '' if not set(c.id for c in n_guard) - set(c.id for c in cells)
+                        else ', %d of the %d guard cells' % (
+                            len(set(c.id for c in cells) & set(c.id for c in n_guard)),
+                            len(n_guard)))) + intro
+    elif args.quick or len(cells) < n_all:
         intro = ('**%s%s: not the benchmark result.** The full matrix is `devtools/bench.py '
                  '--matrix` (about %.0f min), run alone on the machine.'
                  % ('QUICK MODE (1 run per driver, 4 s)' if args.quick else 'PARTIAL RUN',
                     '' if len(cells) == n_all else ', %d of %d cells' % (len(cells), n_all),
-                    n_all_estimate(args) / 60))
-    sec = [
+                    n_all_estimate(args, ncon=ncon) / 60))
+    machine = ('- Machine: %d CPUs (`nproc`), %s, kernel %s; TSC %s; AVX-512: %s'
+               % (os.cpu_count(), h.cpu_model(), platform.release(),
+                  '%.3f MHz' % (hz / 1e6) if hz else 'unknown',
+                  'yes (%s)' % ' '.join(avx512) if avx512 else 'no'))
+    sec = []
+    if args.guard:
+        sec += ['- Tree: %s' % tree,
+                '- Against (vnapi_prev): %s' % ('%s "%s" (%s)' % (against + (against_why,))
+                                                if against else 'commit unknown (%s)'
+                                                % against_why)]
+    sec += [
         '- Elapsed: %.1f min' % (elapsed / 60),
-        '- Machine: %d CPUs (`nproc`), %s, kernel %s; TSC %s; AVX-512: %s'
-        % (os.cpu_count(), h.cpu_model(), platform.release(),
-           '%.3f MHz' % (hz / 1e6) if hz else 'unknown',
-           'yes (%s)' % ' '.join(avx512) if avx512 else 'no'),
+        machine,
         '- Plugin: `%s`' % os.path.relpath(os.environ.get('VNAPI_PLUGIN', '?'), TOP),
-        '- Memory: %s' % mem_note,
     ]
+    if prev:
+        sec += ['- Plugin of vnapi_prev: `%s`' % os.environ['VNAPI_PREV_PLUGIN']]
+    sec += ['- Memory: %s' % mem_note]
     if example:
         sec += ['- Process command lines (first run of cell %s, %s; `<prefix>`, `<sock>` and '
                 'the plugin directory vary per run; each cell\'s `--vdev`, EAL extras and '
@@ -667,33 +946,42 @@ def matrix_main():
         'Measured: the receiver\'s Rx-pps (txonly/rxonly cells) or the front end\'s Tx-pps '
         '(io loopback: packets the front end forwarded). Per run: median and best sample; per '
         'driver: median of the run medians and the best sample of all runs; ratio = vnapi / '
-        'virtio_user. Drivers alternate run by run (A B B A A B ...): the two vCPUs switch '
+        'virtio_user%s. %s: the two vCPUs switch '
         'between fast and slow host states every few seconds. Core cells %d runs per driver, '
         'secondary cells %d, %.0f s per run. Ring size %d for both drivers (`queue_size`), same '
         '`mrg_rxbuf`, same queue count; packed cells `packed_vq=1` on both.'
-        % (math.ceil(args.warmup), int(round(args.seconds)) - math.ceil(args.warmup), args.runs,
-           args.secondary_runs, args.seconds, M_QUEUE_SIZE),
-        '- Bottleneck: from testpmd\'s forward statistics over the measured window '
-        '(`show fwd stats all`). A virtio receiver cannot miss a packet: when it is slow, the '
-        'ring fills and the *sender\'s* burst is refused (testpmd TX-dropped). So sender '
-        'TX-dropped > 1% = the receiver is the bottleneck; no drops = the sender is. The '
-        'receivers\' RX-dropped (`imissed`) was also read: net_vhost, net_virtio_user and '
-        'net_vnapi report 0 (net_vhost\'s xstats have size histograms, `undersize_packets`, '
-        '`guest_notifications`, no ring-full counter; its `tx_errors` stays 0 while testpmd '
-        'counts TX-dropped). In io loopback both sides send: flowgen\'s drops = the front end '
-        'did not take packets fast enough, the front end\'s io drops = net_vhost did not drain '
-        'its rx fast enough.',
-        '- CPU per packet: the front end\'s forwarding lcore polls at 100% in every cell, so '
-        'cycles/packet = TSC Hz / (front end\'s pps: Tx-pps sent in txonly, Rx-pps received in '
-        'rxonly, Tx-pps forwarded in io), median of the run medians; labelled "TSC/pps". '
-        '"fe core CPU" is that thread\'s utime+stime (/proc/PID/task/TID/stat) over the window: '
-        'below 100% the thread was descheduled (other programs on the 2 vCPUs) and TSC/pps '
-        'overstates the cost by that factor. No PMU on these VMs (no `perf stat` cycles).',
-        '',
-    ]
+        % (math.ceil(args.warmup), int(round(args.seconds)) - math.ceil(args.warmup),
+           ' (and vnapi / vnapi_prev; vnapi_prev has vnapi\'s devargs)' if prev else '',
+           order_note(ncon), args.runs, args.secondary_runs, args.seconds, M_QUEUE_SIZE)]
+    if args.guard:
+        sec += ['- Bottleneck, cycles/packet, fe core CPU: as in the benchmark matrix section '
+                '(its Bottleneck and CPU per packet notes); net_virtio_user\'s devargs per cell: '
+                'that section\'s "net_virtio_user devargs per cell".',
+                '', '### Verdict', '', verdict, '', '### Tables', '']
+    else:
+        sec += [
+            '- Bottleneck: from testpmd\'s forward statistics over the measured window '
+            '(`show fwd stats all`). A virtio receiver cannot miss a packet: when it is slow, the '
+            'ring fills and the *sender\'s* burst is refused (testpmd TX-dropped). So sender '
+            'TX-dropped > 1% = the receiver is the bottleneck; no drops = the sender is. The '
+            'receivers\' RX-dropped (`imissed`) was also read: net_vhost, net_virtio_user and '
+            'net_vnapi report 0 (net_vhost\'s xstats have size histograms, `undersize_packets`, '
+            '`guest_notifications`, no ring-full counter; its `tx_errors` stays 0 while testpmd '
+            'counts TX-dropped). In io loopback both sides send: flowgen\'s drops = the front end '
+            'did not take packets fast enough, the front end\'s io drops = net_vhost did not drain '
+            'its rx fast enough.',
+            '- CPU per packet: the front end\'s forwarding lcore polls at 100% in every cell, so '
+            'cycles/packet = TSC Hz / (front end\'s pps: Tx-pps sent in txonly, Rx-pps received in '
+            'rxonly, Tx-pps forwarded in io), median of the run medians; labelled "TSC/pps". '
+            '"fe core CPU" is that thread\'s utime+stime (/proc/PID/task/TID/stat) over the '
+            'window: below 100% the thread was descheduled (other programs on the 2 vCPUs) and '
+            'TSC/pps overstates the cost by that factor. No PMU on these VMs (no `perf stat` '
+            'cycles).',
+            '']
     for t in rows:
         sec += [t, '']
-    sec += ['### net_virtio_user devargs per cell', '', VU_CHOICE_NOTE.strip(), '']
+    if not args.guard:
+        sec += ['### net_virtio_user devargs per cell', '', VU_CHOICE_NOTE.strip(), '']
     fails = []
     for c, cons, n in plan:
         for con in cons:
@@ -703,30 +991,42 @@ def matrix_main():
                                                            r['error'][:300]))
     if fails:
         sec += ['### Failed runs', ''] + fails + ['']
-    perfdoc.write_section(args.doc, 'bench-matrix', 'Benchmark matrix', '\n'.join(sec), cmdline,
-                          intro=intro, after='bench')
+    if args.guard:
+        perfdoc.write_section(args.doc, 'bench-guard', 'Regression guard', '\n'.join(sec),
+                              cmdline, intro=intro, after='bench-matrix')
+    else:
+        perfdoc.write_section(args.doc, 'bench-matrix', 'Benchmark matrix', '\n'.join(sec),
+                              cmdline, intro=intro, after='bench')
     print('\nupdated %s' % os.path.relpath(args.doc, TOP))
-    return 0
+    return status
 
 
-def n_all_estimate(args):
+def n_all_estimate(args, cells=None, ncon=2):
+    """Minutes x 60 of a full run of cells (default: the whole matrix), ncon contenders."""
     runs = 5 if args.quick else args.runs
     sruns = 3 if args.quick else args.secondary_runs
     secs = 6.0 if args.quick else args.seconds
-    n = sum(2 * (runs if c.tier == 'core' else sruns) for c in matrix_cells())
+    n = sum(ncon * (runs if c.tier == 'core' else sruns) for c in cells or matrix_cells())
     return n * (secs + M_OVERHEAD_S)
 
 
+def m_agg(runs):
+    """One contender in one cell: its successful runs' count, median of the run medians, best
+    sample, median front-end pps and fe core CPU, run medians; None when no run succeeded."""
+    ok = [r for r in runs if not r['error']]
+    if not ok:
+        return None
+    return dict(n=len(ok), med=statistics.median(r['median'] for r in ok),
+                best=max(r['best'] for r in ok),
+                fe_med=statistics.median(r['fe_pps_median'] for r in ok),
+                cpu=statistics.median(r['cpu'].get('frontend', float('nan')) for r in ok),
+                meds=[r['median'] for r in ok])
+
+
 def matrix_tables(plan, results, hz, explore):
-    def agg(runs):
-        ok = [r for r in runs if not r['error']]
-        if not ok:
-            return None
-        return dict(n=len(ok), med=statistics.median(r['median'] for r in ok),
-                    best=max(r['best'] for r in ok),
-                    fe_med=statistics.median(r['fe_pps_median'] for r in ok),
-                    cpu=statistics.median(r['cpu'].get('frontend', float('nan')) for r in ok),
-                    meds=[r['median'] for r in ok])
+    """The matrix's markdown tables. When vnapi_prev ran, table 1 adds its median and best and
+    the vnapi/vnapi_prev ratios, table 2 its run medians."""
+    agg = m_agg
 
     def fail_note(runs):
         errs = [r for r in runs if r['error'] and not r.get('skipped')]
@@ -753,13 +1053,18 @@ def matrix_tables(plan, results, hz, explore):
                     '; '.join(paths), fail_note(runs)))
         return ['\n'.join(t)]
 
-    t1 = ['| cell | ring | size | direction | mrg | qp | runs vnapi / vu | vnapi median (Mpps) | '
+    prev = any(x['label'] == 'vnapi_prev' for c, cons, n in plan for x in cons)
+    t1 = ['| cell | ring | size | direction | mrg | qp | runs vnapi / vu%s | vnapi median (Mpps) | '
           'virtio_user median (Mpps) | ratio median | vnapi best (Mpps) | virtio_user best '
-          '(Mpps) | ratio best |',
-          '|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|']
+          '(Mpps) | ratio best |%s' % (' / prev' if prev else '',
+                                      ' vnapi_prev median (Mpps) | vnapi_prev best (Mpps) | '
+                                      'ratio vnapi/prev median | ratio vnapi/prev best |'
+                                      if prev else ''),
+          '|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|' + '---:|' * 4 * prev]
     t2 = ['| cell | bottleneck, vnapi | bottleneck, virtio_user | vnapi cycles/pkt (TSC/pps) | '
           'virtio_user cycles/pkt (TSC/pps) | fe core CPU vnapi / vu | run medians vnapi | '
-          'run medians virtio_user |', '|---|---|---|---:|---:|---|---|---|']
+          'run medians virtio_user |%s' % (' run medians vnapi_prev |' if prev else ''),
+          '|---|---|---|---:|---:|---|---|---|' + '---|' * prev]
     t3 = ['| cell | vnapi `--vdev` | virtio_user `--vdev` (+EAL) | virtio_user paths reported |',
           '|---|---|---|---|']
     for c, cons, n in plan:
@@ -771,13 +1076,19 @@ def matrix_tables(plan, results, hz, explore):
             if a:
                 return fmt_mpps(a[key])
             return 'FAILED' if runs else '-'
-        ratio_m = '%.2f' % (av['med'] / au['med']) if av and au and au['med'] else '-'
-        ratio_b = '%.2f' % (av['best'] / au['best']) if av and au and au['best'] else '-'
-        t1.append('| %s | %s | %d | %s | %d | %d | %s / %s | %s | %s | %s | %s | %s | %s |' % (
+
+        def ratio(a, key):
+            return '%.2f' % (av[key] / a[key]) if av and a and a[key] else '-'
+        rp = results.get((c.id, 'vnapi_prev'), [])
+        ap = agg(rp)
+        t1.append('| %s | %s | %d | %s | %d | %d | %s / %s%s | %s | %s | %s | %s | %s | %s |%s' % (
             c.id, c.ring, c.size, M_DIR_SHORT[c.dkey], c.mrg, c.queues,
             av['n'] if av else 0, au['n'] if au else 0,
-            cell_m(av, rv, 'med'), cell_m(au, ru, 'med'), ratio_m,
-            cell_m(av, rv, 'best'), cell_m(au, ru, 'best'), ratio_b))
+            ' / %d' % (ap['n'] if ap else 0) if prev else '',
+            cell_m(av, rv, 'med'), cell_m(au, ru, 'med'), ratio(au, 'med'),
+            cell_m(av, rv, 'best'), cell_m(au, ru, 'best'), ratio(au, 'best'),
+            ' %s | %s | %s | %s |' % (cell_m(ap, rp, 'med'), cell_m(ap, rp, 'best'),
+                                      ratio(ap, 'med'), ratio(ap, 'best')) if prev else ''))
 
         def cyc(a):
             return '%.0f' % (hz / a['fe_med']) if a and hz and a['fe_med'] else '-'
@@ -785,11 +1096,14 @@ def matrix_tables(plan, results, hz, explore):
         def cpu(a):
             return '%.0f%%' % (100 * a['cpu']) if a and a['cpu'] == a['cpu'] else '-'
         fv, fu = fail_note(rv), fail_note(ru)
-        t2.append('| %s | %s | %s | %s | %s | %s / %s | %s | %s |' % (
+        fp = fail_note(rp)
+        t2.append('| %s | %s | %s | %s | %s | %s / %s | %s | %s |%s' % (
             c.id, bottleneck(c, rv) + ('; ' + fv if fv else ''),
             bottleneck(c, ru) + ('; ' + fu if fu else ''), cyc(av), cyc(au), cpu(av), cpu(au),
             ', '.join(fmt_mpps(x) for x in av['meds']) if av else '',
-            ', '.join(fmt_mpps(x) for x in au['meds']) if au else ''))
+            ', '.join(fmt_mpps(x) for x in au['meds']) if au else '',
+            ' %s |' % '; '.join(x for x in (', '.join(fmt_mpps(x) for x in ap['meds'])
+                                            if ap else '', fp) if x) if prev else ''))
         cv = [x for x in cons if x['label'] == 'vnapi']
         cu = [x for x in cons if x['label'] == 'virtio_user']
         paths = sorted({p for r in ru for p in r.get('paths', [])})
@@ -808,7 +1122,7 @@ def matrix_tables(plan, results, hz, explore):
     return out
 
 def main():
-    if '--matrix' in sys.argv[1:]:
+    if '--matrix' in sys.argv[1:] or '--guard' in sys.argv[1:]:
         return matrix_main()
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build', default=os.path.join(TOP, 'build'),
@@ -836,6 +1150,8 @@ def main():
     ap.add_argument('--no-doc', action='store_true', help='do not update doc/performance.md')
     ap.add_argument('--matrix', action='store_true',
                     help='the benchmark matrix instead (own options: --matrix --help)')
+    ap.add_argument('--guard', action='store_true',
+                    help='the regression guard instead, a --matrix mode (--guard --help)')
     args = ap.parse_args()
     if args.quick:
         args.runs, args.seconds = 1, 4.0
@@ -846,9 +1162,7 @@ def main():
     for f in frontends:
         h.FrontEnd(f)
     if args.prev_plugin:
-        if not os.path.exists(args.prev_plugin):
-            ap.error('--prev-plugin %s not found' % args.prev_plugin)
-        os.environ['VNAPI_PREV_PLUGIN'] = os.path.abspath(args.prev_plugin)
+        set_prev_plugin(ap, args.prev_plugin)
         frontends.insert(frontends.index('vnapi') + 1 if 'vnapi' in frontends else 0,
                          'vnapi_prev')
     if 'vnapi' in frontends:
