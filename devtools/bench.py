@@ -1190,8 +1190,8 @@ def main():
         for size in sizes:
             for d in DIRECTIONS:
                 for run in range(args.runs):
-                    # A B, B A, A B, ...: each driver gets the first slot half of the time.
-                    order = frontends if run % 2 == 0 else list(reversed(frontends))
+                    # A B, B A, ...; with 3 front ends they rotate (run_order()): each gets each slot.
+                    order = run_order(frontends, run)
                     for fe in order:
                         r = one_run(fe, size, d, args.seconds, args.warmup, mem,
                                     args.queue_size, workdir, args.sampler)
