@@ -25,14 +25,35 @@ warm-up (the same count on both front ends); vnapi-fwd: packets back / lib/napi'
 (QUEUE lines, the warm-up packet's wakeup included). CPU %: utime+stime of the receiver process
 over the traffic.
 
+With --hybrid-pairs N it runs instead the hybrid-vs-interrupt A/B ("hybrid mode costs no
+latency") and writes its own section (perf:latency-hybrid): N pairs of vnapi-fwd
+runs on net_vnapi, --mode interrupt and --mode hybrid, the order alternating pair by pair, each
+run tests/napi_fwd "pairs" with --hybrid-packets packets (default 6000: single packets about
+1 ms apart, 0.1-1.9 ms after the previous came back, every second one 35-665 us after it). Per
+mode: p50 and p99 (median over runs of the run's figure), max (worst run), the share of runs
+with a packet over 5 ms, the host's steal time per run (/proc/stat of both CPUs over the
+traffic window; CPU 1 is vnapi-fwd's), the stall time the peer's probe saw on vnapi-fwd's CPU,
+vnapi-fwd's CPU %, how many packets over 5 ms a stall seen during the round trip explains, and
+the verdict against the goal: hybrid p99 <= 1.1 x interrupt p99, p50 no worse (<= 1.05 x), both
+judged on the median over pairs of hybrid's figure over interrupt's (a pair's two runs see the
+same host), and the share of runs over 5 ms no higher.
+With --lock FILE it takes that lock (flock) itself for every --chunk-pairs pairs and
+releases it in between, so that a long A/B leaves the CPU to others between chunks.
+
 Usage: devtools/latency_bench.py [-C BUILD] [--rounds N] [--no-write] [--json FILE]
+       devtools/latency_bench.py --hybrid-pairs N [--hybrid-packets P] [--lock FILE
+                                 [--chunk-pairs K]] [--no-write] [--json FILE]
+                                 [--from-json FILE]
 Run it alone, under the machine's CPU lock:
     flock /run/vnapi-cpu.lock devtools/latency_bench.py
+    devtools/latency_bench.py --hybrid-pairs 60 --lock /run/vnapi-cpu.lock --chunk-pairs 20
 """
 
 import argparse
 import contextlib
+import fcntl
 import glob
+import math
 import io
 import json
 import os
@@ -136,6 +157,249 @@ def run_fwd(fe, mode):
             'cpu': fig.get('cpu_pct')}
 
 
+HYBRID_SECTION_ID = 'latency-hybrid'
+HYBRID_TITLE = ('Hybrid vs interrupt under sparse traffic and host steal '
+                '(devtools/latency_bench.py --hybrid-pairs)')
+OVER_MS = 5.0
+
+
+def run_fwd_ab(mode, packets):
+    """One vnapi-fwd run on net_vnapi for the hybrid A/B: the figures of run_fwd plus the
+    host's steal over the traffic and the slow packets' accounting."""
+    fig = {}
+    rc = quiet(nft.run, 'pairs', 'vnapi', mode, fig, packets)
+    wk = fig.get('wakeups')
+    steal = fig.get('steal_s') or {}
+    slow = [x for x in fig.get('slow') or [] if x.get('latency_us', 0) > OVER_MS * 1000]
+    # A packet over 5 ms is "explained" when, during its round trip, the peer saw a stall of
+    # at least half its latency on either CPU (its probes, its busy wait) or its run-queue
+    # wait was that long. (echo_peer lists at most 40 packets over 2 ms per run: SLOW.)
+    def explained(x):
+        half = x.get('latency_us', 0) / 2
+        return (x.get('fe_cpu_stall_us', 0) >= half or x.get('peer_cpu_stall_us', 0) >= half
+                or x.get('runq_wait_us', 0) >= half)
+    return {'ok': rc == 0, 'lost': fig.get('lost'), 'sent': fig.get('sent'),
+            'p50': fig.get('p50_us'), 'p99': fig.get('p99_us'), 'max': fig.get('max_us'),
+            'net_p99': fig.get('net_p99_us'), 'over_5ms': fig.get('over_5ms'),
+            'over_1ms': fig.get('over_1ms'), 'net_over_5ms': fig.get('net_over_5ms'),
+            'wakeups': wk, 'polls': fig.get('polls'), 'arms': fig.get('arms'),
+            'cpu': fig.get('cpu_pct'), 'traffic_s': fig.get('traffic_s'),
+            'steal_cpu0_s': steal.get(0), 'steal_cpu1_s': steal.get(1),
+            'steal_s': sum(steal.values()) if steal else None,
+            'fe_cpu_stall_ms': fig.get('fe_cpu_stall_ms'),
+            'peer_stall_ms': fig.get('peer_stall_ms'),
+            'stolen_round_trips': fig.get('stolen_round_trips'),
+            'slow_over': len(slow),
+            'slow_over_fe_stall': sum(1 for x in slow if explained(x) and
+                                      x.get('fe_cpu_stall_us', 0) >= x['latency_us'] / 2),
+            'slow_over_explained': sum(1 for x in slow if explained(x)),
+            'slow_over_stolen': sum(1 for x in slow if x.get('stolen')),
+            'traffic_mono': fig.get('traffic_mono')}
+
+
+def fisher_two_sided(a, n1, b, n2):
+    """Fisher's exact test, two-sided: a of n1 against b of n2."""
+    k, n = a + b, n1 + n2
+    if k == 0 or k == n:
+        return 1.0
+
+    def p(x):
+        return math.comb(n1, x) * math.comb(n2, k - x) / math.comb(n, k)
+    p0 = p(a)
+    return min(1.0, sum(p(x) for x in range(max(0, k - n2), min(k, n1) + 1)
+                        if p(x) <= p0 * (1 + 1e-9)))
+
+
+def hybrid_table(results, pairs, packets, rev):
+    modes = ('interrupt', 'hybrid')
+    agg = {}
+    for m in modes:
+        rs = [r for r in results[m] if r.get('p99') is not None]
+        steal = [r['steal_s'] for r in rs if r.get('steal_s') is not None]
+        agg[m] = {
+            'runs': len(rs), 'p50': med([r['p50'] for r in rs]),
+            'p99': med([r['p99'] for r in rs]),
+            'max': max([r['max'] for r in rs] or [None]) if rs else None,
+            'runs_over': sum(1 for r in rs if (r.get('over_5ms') or 0) > 0),
+            'pkts_over': sum(r.get('over_5ms') or 0 for r in rs),
+            'steal_med': med(steal), 'steal_mean': statistics.mean(steal) if steal else None,
+            'steal1_mean': statistics.mean([r['steal_cpu1_s'] for r in rs
+                                            if r.get('steal_cpu1_s') is not None] or [0]),
+            'fe_stall_mean': statistics.mean([r['fe_cpu_stall_ms'] for r in rs
+                                              if r.get('fe_cpu_stall_ms') is not None
+                                              and r['fe_cpu_stall_ms'] >= 0] or [0]),
+            'cpu': med([r.get('cpu') for r in rs]),
+            'ppoll': med([r['polls'] / r['wakeups'] for r in rs
+                          if r.get('polls') and r.get('wakeups')]),
+            'slow': sum(r.get('slow_over') or 0 for r in rs),
+            'slow_expl': sum(r.get('slow_over_explained') or 0 for r in rs),
+            'slow_fe': sum(r.get('slow_over_fe_stall') or 0 for r in rs),
+            'failed': sum(1 for r in results[m] if not r.get('ok')),
+            'lost': sum(r.get('lost') or 0 for r in results[m]),
+            'sent': sum(r.get('sent') or 0 for r in results[m]),
+        }
+    # Runs with a packet over 5 ms among the runs with more / less host steal than the
+    # median of all runs (both modes).
+    all_steal = [r['steal_s'] for m in modes for r in results[m] if r.get('steal_s') is not None]
+    steal_split = med(all_steal)
+    i, h = agg['interrupt'], agg['hybrid']
+    lines = ['- Pairs: %d (interrupt and hybrid run alternately, the order reversed every '
+             'second pair), %d packets per run; net_vnapi and lib/napi built from %s.'
+             % (pairs, packets, rev or 'an unrecorded tree'), '']
+    lines.append('| vnapi-fwd --mode | runs | p50 µs | p99 µs | max µs | runs with a packet '
+                 '> 5 ms | packets > 5 ms (explained by a stall) | host steal s per run, '
+                 'median / mean (CPU 1 mean) | stall on CPU 1 ms, mean per run | CPU % '
+                 '| polls/wakeup | lost | failed runs |')
+    lines.append('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for m in modes:
+        a = agg[m]
+        lines.append('| %s | %d | %s | %s | %s | %d of %d (%s %%) | %d (%d; %d on CPU 1) | '
+                     '%s / %s (%s) | %s | %s | %s | %d of %d | %d of %d |' % (
+                         m, a['runs'], fmt(a['p50']), fmt(a['p99']), fmt(a['max']),
+                         a['runs_over'], a['runs'],
+                         fmt(100.0 * a['runs_over'] / a['runs'] if a['runs'] else None, 0),
+                         a['pkts_over'], a['slow_expl'], a['slow_fe'],
+                         fmt(a['steal_med'], 3), fmt(a['steal_mean'], 3),
+                         fmt(a['steal1_mean'], 3), fmt(a['fe_stall_mean'], 1),
+                         fmt(a['cpu'], 2), fmt(a['ppoll'], 2), a['lost'], a['sent'],
+                         a['failed'], len(results[m])))
+    lines.append('')
+    rows = []
+    for m in modes:
+        rs = [r for r in results[m] if r.get('steal_s') is not None]
+        hi = [r for r in rs if r['steal_s'] > steal_split]
+        lo = [r for r in rs if r['steal_s'] <= steal_split]
+        rows.append('%s: %d of %d runs with more steal than the median (%s s) had a packet '
+                    'over 5 ms, %d of %d with less' % (
+                        m, sum(1 for r in hi if r.get('over_5ms')), len(hi),
+                        fmt(steal_split, 3), sum(1 for r in lo if r.get('over_5ms')), len(lo)))
+    # The runs alternate, and the host's fast and slow states last seconds to minutes: a
+    # pair's two runs see the same machine. The goal is judged on the pairs: the median over
+    # pairs of hybrid's figure over interrupt's (p50 "no worse": within 5 %).
+    n = min(len(results['interrupt']), len(results['hybrid']))
+    pr = [(x, y) for x, y in zip(results['interrupt'][:n], results['hybrid'][:n])
+          if x.get('p99') and y.get('p99') and x.get('p50') and y.get('p50')]
+    r99 = med([y['p99'] / x['p99'] for x, y in pr])
+    r50 = med([y['p50'] / x['p50'] for x, y in pr])
+    goal_p99 = r99 is not None and r99 <= 1.1
+    goal_p50 = r50 is not None and r50 <= 1.05
+    goal_over = h['runs'] and i['runs'] and \
+        h['runs_over'] / h['runs'] <= i['runs_over'] / i['runs']
+    pval = fisher_two_sided(h['runs_over'], h['runs'], i['runs_over'], i['runs']) \
+        if h['runs'] and i['runs'] else None
+    clean = not (i['failed'] or h['failed'] or i['lost'] or h['lost'])
+    missed = [x for x, ok in (('p99', goal_p99), ('p50', goal_p50),
+                              ('share of runs over 5 ms', goal_over),
+                              ('no failed run or lost packet', clean)) if not ok]
+    verdict = 'met' if not missed else 'NOT met (%s%s)' % (
+        ', '.join(missed), '; the share\'s difference is within chance, p = %s' % fmt(pval, 2)
+        if not goal_over and pval is not None and pval >= 0.05 else '')
+    lines.append('- Verdict (goal: hybrid p99 <= 1.1 x interrupt p99, p50 no worse, share of '
+                 'runs over 5 ms no higher): **%s**. p99: hybrid / interrupt, median over the %d '
+                 'pairs, %s (<= 1.10: %s; medians over runs %s / %s µs); p50: %s (<= 1.05: %s; '
+                 '%s / %s µs); runs with a packet over 5 ms: hybrid %d of %d, interrupt %d of %d '
+                 '(%s; Fisher exact two-sided p = %s).' % (
+                     verdict, len(pr), fmt(r99, 3), 'yes' if goal_p99 else 'no',
+                     fmt(h['p99']), fmt(i['p99']), fmt(r50, 3), 'yes' if goal_p50 else 'no',
+                     fmt(h['p50']), fmt(i['p50']), h['runs_over'], h['runs'], i['runs_over'],
+                     i['runs'], 'no higher' if goal_over else 'higher', fmt(pval, 3)))
+    ds = [y['steal_s'] - x['steal_s'] for x, y in pr
+          if x.get('steal_s') is not None and y.get('steal_s') is not None]
+    lines.append('- Host steal and the 5 ms tail: ' + '; '.join(rows) + '. Pair by pair, '
+                 'hybrid\'s run minus interrupt\'s: steal median %s s, hybrid more in %d '
+                 'pairs, less in %d.' % (fmt(med(ds), 3), sum(1 for d in ds if d > 0),
+                                        sum(1 for d in ds if d < 0)))
+    lines.append('- Traffic: tests/napi_fwd `pairs` run by this script with %d packets '
+                 '(echo_peer `--sparse %d --gap-min-us 100 --gap-max-us 1900 --gap2-min-us 35 '
+                 '--gap2-max-us 665`): closed loop, each packet 0.1-1.9 ms after the previous '
+                 'came back, every second one 35-665 us after it; round trip echo_peer '
+                 '(net_vhost, CPU 0) -> vnapi-fwd --fwd io (net_vnapi, CPU 1) -> echo_peer, '
+                 'nothing subtracted. p50/p99: median over runs of each run\'s figure; max: '
+                 'the worst run.' % (packets, packets))
+    lines.append('- Host steal: the steal field of /proc/stat\'s cpu0 and cpu1 lines (10 ms '
+                 'ticks) over each run\'s traffic window, summed; "(CPU 1)": vnapi-fwd\'s CPU '
+                 'alone. Stall on CPU 1: the time echo_peer\'s probe thread on CPU 1 '
+                 '(tests/lib/peer_stall.h, 200 us period) woke more than 100 us late, less its '
+                 'run-queue wait: host steal at a finer grain. A packet over 5 ms is explained '
+                 'by a stall when, during its round trip, a probe stall on either CPU, the '
+                 'peer\'s own busy-wait gaps or the run-queue wait covered half its latency or '
+                 'more ("on CPU 1": the probe on vnapi-fwd\'s CPU did). CPU %: vnapi-fwd\'s '
+                 'utime+stime over the run. polls/wakeup: lib/napi\'s polls over its wakeups '
+                 '(interrupt mode: 2, the wakeup\'s poll and the empty one that arms).')
+    return '\n'.join(lines) + '\n', verdict
+
+
+@contextlib.contextmanager
+def cpu_lock(path):
+    if not path:
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        t0 = time.monotonic()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        log('lock %s taken after %.0f s' % (path, time.monotonic() - t0))
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def hybrid_from_json(path):
+    """The A/B's runs recorded by --json: {mode: [figures]} in pair order, and the pairs."""
+    results = {'interrupt': [], 'hybrid': []}
+    rows = []
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('mode') in results:
+                rows.append(r)
+    for r in sorted(rows, key=lambda r: r['pair']):
+        results[r['mode']].append(r['figures'])
+    return results, max([r['pair'] for r in rows] or [0])
+
+
+def hybrid_ab(a, cmd):
+    rev = source_rev()
+    if a.from_json:
+        results, pairs = hybrid_from_json(a.from_json)
+        return hybrid_write(a, cmd, results, pairs, rev)
+    results = {'interrupt': [], 'hybrid': []}
+    chunk = a.chunk_pairs if a.lock else a.hybrid_pairs
+    done = 0
+    while done < a.hybrid_pairs:
+        n = min(chunk, a.hybrid_pairs - done)
+        with cpu_lock(a.lock):
+            for k in range(done, done + n):
+                order = ('interrupt', 'hybrid') if k % 2 == 0 else ('hybrid', 'interrupt')
+                for mode in order:
+                    try:
+                        r = run_fwd_ab(mode, a.hybrid_packets)
+                    except Exception as e:  # a harness error: failed, no figures
+                        r = {'ok': False, 'error': str(e)}
+                    results[mode].append(r)
+                    log('pair %d %s: %s' % (k + 1, mode, json.dumps(
+                        {x: y for x, y in r.items() if x != 'traffic_mono'}, sort_keys=True)))
+                    if a.json:
+                        with open(a.json, 'a') as f:
+                            f.write(json.dumps({'pair': k + 1, 'mode': mode, 'figures': r})
+                                    + '\n')
+        done += n
+    return hybrid_write(a, cmd, results, a.hybrid_pairs, rev)
+
+
+def hybrid_write(a, cmd, results, pairs, rev):
+    body, verdict = hybrid_table(results, pairs, a.hybrid_packets, rev)
+    when = perfdoc.now()
+    print(perfdoc.render(HYBRID_SECTION_ID, HYBRID_TITLE, body, cmd.strip(), when))
+    log('verdict: goal %s' % verdict)
+    if not a.no_write:
+        perfdoc.write_section(DOC, HYBRID_SECTION_ID, HYBRID_TITLE, body, cmd.strip(), when,
+                              after=SECTION_ID)
+        log('wrote the section to %s' % DOC)
+    return 0
+
+
 def med(v):
     v = [x for x in v if x is not None]
     return statistics.median(v) if v else None
@@ -214,10 +478,28 @@ def main():
     ap.add_argument('--rounds', type=int, default=4, help='rounds (default 4: about 5 min)')
     ap.add_argument('--no-write', action='store_true', help='print the section only')
     ap.add_argument('--json', help='append every run\'s figures to this file (JSON lines)')
+    ap.add_argument('--hybrid-pairs', type=int, metavar='N',
+                    help='only the hybrid-vs-interrupt A/B: N pairs of vnapi-fwd runs '
+                         '(section perf:%s)' % HYBRID_SECTION_ID)
+    ap.add_argument('--hybrid-packets', type=int, default=6000,
+                    help='packets per run of the A/B (default 6000)')
+    ap.add_argument('--lock', help='take this lock (flock) for every --chunk-pairs pairs, '
+                    'released in between (instead of running under flock)')
+    ap.add_argument('--chunk-pairs', type=int, default=20,
+                    help='pairs per lock hold with --lock (default 20: about 7 min)')
+    ap.add_argument('--from-json', metavar='FILE',
+                    help='with --hybrid-pairs: no runs, the section from the runs an earlier '
+                         '--hybrid-pairs run recorded with --json FILE')
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit('needs root (EAL, /run/vnapi)')
     cmd = 'devtools/latency_bench.py ' + ' '.join(shlex.quote(x) for x in sys.argv[1:])
+    if a.hybrid_pairs and a.from_json:
+        return hybrid_ab(a, cmd)
+    if a.hybrid_pairs:
+        with cpu_lock(a.lock):
+            build_env(os.path.abspath(a.build))
+        return hybrid_ab(a, cmd)
     build_env(os.path.abspath(a.build))
     rev = source_rev()
     results = {row: [] for row in RUNS}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Soak benchmark (issue 20, item 5): vnapi-fwd in hybrid mode on net_vnapi for --minutes
+"""Soak benchmark: vnapi-fwd in hybrid mode on net_vnapi for --minutes
 (default 10) under disturbance, then exact counts and resources back at their baseline.
 
 Usage (root; takes both CPUs, so under the machine's CPU lock):

@@ -58,7 +58,7 @@ import time
 from vnapitools import harness as h
 from vnapitools.harness import (fd_diff, fd_table, open_fds_back_to, open_fds_settled,
                                 parse_kv, telemetry)
-from vnapitools.procfs import proc_cpu_s
+from vnapitools.procfs import CLK_TCK, proc_cpu_s
 
 SKIP = 77
 IDLE_CPU_MAX_PCT = 0.5
@@ -165,7 +165,23 @@ def net_vhost_present():
     return bool(d) and os.path.exists(os.path.join(d, 'librte_net_vhost.so'))
 
 
-def run(case, frontend, mode='hybrid', figures=None):
+def cpu_steal_s():
+    """Host steal time of each CPU so far (/proc/stat, the 8th field of the cpuN lines),
+    seconds: {cpu: s}."""
+    out = {}
+    with open('/proc/stat') as f:
+        for line in f:
+            m = re.match(r'cpu(\d+) ', line)
+            if m:
+                v = line.split()
+                if len(v) > 8:
+                    out[int(m.group(1))] = int(v[8]) / CLK_TCK
+    return out
+
+
+def run(case, frontend, mode='hybrid', figures=None, packets=None):
+    """One case. @packets (pairs only, default PAIRS_PACKETS) and @figures (a dict filled
+    with the run's figures) are for devtools/latency_bench.py; the tests use neither."""
     plugin = env_path('VNAPI_PLUGIN')
     fwd_bin = env_path('VNAPI_FWD')
     peer_bin = env_path('VNAPI_ECHO_PEER')
@@ -191,8 +207,8 @@ def run(case, frontend, mode='hybrid', figures=None):
         'idle': ['--idle', '8', '--loss-timeout-ms', '500', '--expect', 'io'],
         'sparse': ['--sparse', '300', '--gap-min-us', '200', '--gap-max-us', '3000',
                    '--loss-timeout-ms', '500', '--expect', 'io'],
-        'pairs': ['--sparse', str(PAIRS_PACKETS), '--gap-min-us', '100', '--gap-max-us', '1900',
-                  '--gap2-min-us', '35', '--gap2-max-us', '665',
+        'pairs': ['--sparse', str(packets or PAIRS_PACKETS), '--gap-min-us', '100',
+                  '--gap-max-us', '1900', '--gap2-min-us', '35', '--gap2-max-us', '665',
                   '--loss-timeout-ms', '500', '--expect', 'io'],
         'mq': ['--sparse', '600', '--gap-min-us', '100', '--gap-max-us', '3000',
                '--loss-timeout-ms', '500', '--expect', 'io', '--queues', '2'],
@@ -230,6 +246,7 @@ def run(case, frontend, mode='hybrid', figures=None):
         peer.wait_line(r'^LINK up', 30)
         cpu0, t0 = proc_cpu_s(fwd.pid), time.monotonic()
         peer.wait_line(r'^WARMUP back', 30)
+        steal0, m_traffic0 = cpu_steal_s(), time.monotonic()
         fds0 = open_fds_settled(fwd.pid)
         fdt0 = fd_table(fwd.pid)
 
@@ -260,6 +277,13 @@ def run(case, frontend, mode='hybrid', figures=None):
                 raise Failure('queue not armed while idle: %r' % t1['q0_0'])
 
         res_line = peer.wait_line(r'^RESULT:', 120 if case != 'idle' else 60)
+        if figures is not None:
+            steal1 = cpu_steal_s()
+            figures['traffic_s'] = time.monotonic() - m_traffic0
+            figures['traffic_mono'] = (m_traffic0, time.monotonic())
+            figures['steal_s'] = {c: steal1[c] - steal0.get(c, steal1[c]) for c in steal1}
+            figures['slow'] = [parse_kv(ln[len('SLOW '):]) for ln in peer.lines
+                               if ln.startswith('SLOW ')]
         print('# peer %s' % res_line)
         res = parse_kv(res_line)
         # The traffic is over: the driver's account of it, before vnapi-fwd stops.

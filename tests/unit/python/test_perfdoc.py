@@ -20,9 +20,11 @@ DOC = os.path.join(TOP, 'doc', 'performance.md')
 SECTIONS = {
     'bench': 'devtools/bench.py',
     'bench-matrix': 'devtools/bench.py',
+    'bench-guard': 'devtools/bench.py',
     'race': 'devtools/race_report.sh',
     'l3fwd': 'devtools/l3fwd_report.py',
     'latency-bench': 'devtools/latency_bench.py',
+    'latency-hybrid': 'devtools/latency_bench.py',
     'napi-experiments': 'devtools/napi_experiments.py',
     'napi-latency': 'devtools/napi_experiments.py',
 }
