@@ -445,15 +445,25 @@ pair_wait_link(uint16_t port, const char *who, bool up, double timeout)
 
 /* The feature bits the front end negotiated, as the back end sees them. */
 static int
-check_features(void)
+be_features(const char *phase, uint64_t *f)
 {
 	int vid = rte_eth_vhost_get_vid_from_port_id(pair.be_port);
-	uint64_t f = 0;
+
+	*f = 0;
+	if (vid < 0 || rte_vhost_get_negotiated_features(vid, f) != 0)
+		return peer_fail("%s: cannot read the negotiated features (vid %d)", phase, vid);
+	return 0;
+}
+
+static int
+check_features(void)
+{
+	uint64_t f;
 
 	if (pair_opts.features_on == 0 && pair_opts.features_off == 0)
 		return 0;
-	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &f) != 0)
-		return peer_fail("cannot read the negotiated features (vid %d)", vid);
+	if (be_features("link up", &f) != 0)
+		return -1;
 	if ((f & pair_opts.features_on) != pair_opts.features_on || (f & pair_opts.features_off) != 0)
 		return peer_fail("negotiated features 0x%" PRIx64 ": expected bits 0x%" PRIx64
 			    " set and 0x%" PRIx64 " clear", f, pair_opts.features_on,
@@ -1130,6 +1140,18 @@ scenario_baddevargs(void)
 	return !peer_failed() ? 0 : -1;
 }
 
+/* What pair_offload.c's checks need of this pair. */
+static void
+offload_ctx_init(struct pair_offload_ctx *ctx)
+{
+	ctx->fe_port = pair.fe_port;
+	ctx->be_port = pair.be_port;
+	ctx->fe_tx_pool = pair.pools.mp[POOL_FE_TX];
+	ctx->be_tx_pool = pair.pools.mp[POOL_BE_TX];
+	ctx->tap = peer_tap;
+	ctx->timeout = pair_opts.timeout;
+}
+
 /*
  * Offloads (pair_offload.c) against net_vhost with tso=1, one queue pair:
  * checksum and TSO requests front end -> back end and back end -> front
@@ -1148,12 +1170,7 @@ scenario_offload(void)
 	offload_conf = true;
 	if (pair_be_create(1, 0) != 0 || fe_bringup(0, false, NULL) != 0)
 		return -1;
-	ctx.fe_port = pair.fe_port;
-	ctx.be_port = pair.be_port;
-	ctx.fe_tx_pool = pair.pools.mp[POOL_FE_TX];
-	ctx.be_tx_pool = pair.pools.mp[POOL_BE_TX];
-	ctx.tap = peer_tap;
-	ctx.timeout = pair_opts.timeout;
+	offload_ctx_init(&ctx);
 	if (pair_opts.offloads_refused)
 		return pair_offload_refused(&ctx);
 	rte_eth_stats_reset(pair.fe_port);
@@ -1184,18 +1201,17 @@ scenario_offload(void)
 static int
 reneg_check(const char *phase, uint64_t want)
 {
-	int vid = rte_eth_vhost_get_vid_from_port_id(pair.be_port);
-	uint64_t f = 0;
+	uint64_t f;
 
-	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &f) != 0)
-		return peer_fail("%s: cannot read the negotiated features (vid %d)", phase, vid);
+	if (be_features(phase, &f) != 0)
+		return -1;
 	peer_tap((f & PAIR_OFFLOAD_ALL_BITS) == want,
 		 "%s: the back end negotiated offload bits 0x%" PRIx64 " (features 0x%" PRIx64 "), want 0x%" PRIx64,
 		 phase, f & PAIR_OFFLOAD_ALL_BITS, f, want);
 	return peer_failed() ? -1 : 0;
 }
 
-/* 64-byte frames both ways, every byte and the counters checked. */
+/* 64- and 1518-byte frames both ways, every byte and the counters checked. */
 static int
 reneg_traffic(uint32_t total)
 {
@@ -1254,12 +1270,7 @@ scenario_offload_reneg(void)
 	if (reneg_reconfigure(true) != 0 ||
 	    reneg_check("reconfigured with offloads", PAIR_OFFLOAD_ALL_BITS) != 0)
 		return -1;
-	ctx.fe_port = pair.fe_port;
-	ctx.be_port = pair.be_port;
-	ctx.fe_tx_pool = pair.pools.mp[POOL_FE_TX];
-	ctx.be_tx_pool = pair.pools.mp[POOL_BE_TX];
-	ctx.tap = peer_tap;
-	ctx.timeout = pair_opts.timeout;
+	offload_ctx_init(&ctx);
 	ret |= pair_offload_fe_to_be(&ctx, false);
 	ret |= pair_offload_be_to_fe(&ctx, false);
 	if (ret != 0)
