@@ -29,7 +29,10 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
   l3fwd  l3fwd-power --interrupt-only: one warm-up frame, then M IPv4 frames, each sent
          once l3fwd-power's log says it waits again with rx interrupts armed (so each must
          wake it through its queue's MSI-X vector, long before its 10 ms epoll timeout):
-         every one back routed (TTL - 1), exactly M wakeups logged, exit status 0 on SIGINT.
+         every one back routed (TTL - 1), exit status 0 on SIGINT. A frame the timeout
+         served gives its late interrupt up to 2 s to arrive as a wakeup of its own before
+         the next frame (the warm-up frame too). net_virtio (no counters of its own): at
+         least M wakeups logged, no frame without one (extra wakeups reported).
          vnapi: a secondary process (dpdk-proc-info -- --xstats, the PCI port attached with
          the same allow-list entry) reads the driver's xstats while l3fwd-power runs, before
          and after the M frames: per queue exactly as many frames, logged wakeups, driver
@@ -40,8 +43,7 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
          (rx_qN_intr_late_notifications + 1, no wakeup), or, later still, it counts the wait
          unnotified and the interrupt arrives as a wakeup that finds nothing (spurious + 1).
          So per queue: notifications == frames, unnotified == spurious, wakeups logged ==
-         driver wakeups, wakeups + late == frames; the next frame waits for a late one
-         (Handshake).
+         driver wakeups, wakeups + late == frames.
   mq     (vnapi_mq, virtio_mq) 2 queue pairs: IPv4/UDP frames of 64 flows, spread over the
          tap's two queues by its flow hash; exactly N back, testpmd's per-queue statistics
          show both rx queues used and N in all. vnapi_mq then runs l3fwd with l3fwd-power
@@ -598,22 +600,42 @@ class Handshake:
     rx interrupts armed, after its last wakeup (it logs ASLEEP_LINE once per wakeup, before
     its next wait). If the previous frame woke nobody (served after l3fwd-power's 10 ms epoll
     timeout: its notification lost, or late, still on its way when the timeout disarmed the
-    queue), LATE_SETTLE_S first: a late notification then has arrived (the driver finds it at
-    its next arm, or it shows as a wakeup of its own that the driver counts spurious), and
-    the next frame cannot ride on it."""
+    queue), its notification gets up to LATE_SETTLE_S to show as a wakeup of its own (a
+    notification that lands after the next arm) before the next frame goes: the next frame
+    must not share a wakeup with it (a late interrupt and the next frame's in one eventfd
+    read). CI once saw one more than 60 ms late in the TCG guest. vnapi reads a notification
+    that lands before its next arm there (rx_qN_intr_late_notifications): no wakeup comes and
+    the wait runs out; this is rare (an interrupt over 10 ms late). `missed` counts the
+    unwoken frames whose wait ran out."""
 
-    LATE_SETTLE_S = 0.05
+    LATE_SETTLE_S = 2.0
 
     def __init__(self, g, job):
         self.g, self.job = g, job
         self.last = wait_asleep(g, job)
         self.sent = False
         self.unwoken = 0
+        self.missed = 0
+
+    def restart(self):
+        """Count from here: the last frame has had its handshake (and settle)."""
+        self.last = wait_asleep(self.g, self.job)
+        self.sent = False
+        self.unwoken = 0
+        self.missed = 0
+
+    def _wakeups(self):
+        return len(re.findall(WAKEUP_RE, self.g.read(self.job + '.log')))
 
     def __call__(self):
-        if self.sent and len(re.findall(WAKEUP_RE, self.g.read(self.job + '.log'))) == self.last:
+        if self.sent and self._wakeups() == self.last:
             self.unwoken += 1
-            time.sleep(self.LATE_SETTLE_S)
+            end = time.monotonic() + self.LATE_SETTLE_S
+            while self._wakeups() == self.last:
+                if time.monotonic() > end:
+                    self.missed += 1
+                    break
+                time.sleep(0.002)
         self.sent = True
         self.last = wait_asleep(self.g, self.job)
         return self.last
@@ -688,9 +710,13 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     g.wait_file('l3fwd.started', 30)
     g.wait_log('l3fwd', r'entering main interrupt loop', 90)
     peer.drain()
-    # One frame first: the counted frames all start from "asleep after a wakeup".
-    peer.sparse(1, 30, first=0, flows=nq > 1)
-    wait_asleep(g, 'l3fwd')
+    # One frame first: the counted frames all start from "asleep after a wakeup". The first
+    # interrupt after the start can be the slow one (a run here counted 201 wakeups for
+    # 200 frames on net_virtio): the handshake after it gives a late one its settle too, before
+    # the count starts.
+    hs = Handshake(g, 'l3fwd')
+    peer.sparse(1, 30, first=0, flows=nq > 1, before=hs)
+    hs()
     xs0 = None
     if pmd == 'vnapi':
         rc0, xs0, text0 = probe_xstats(g, 'l3fwd')
@@ -699,7 +725,8 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
         if rc0 != 0 or 'rx_q0_intr_unnotified_work' not in xs0:
             raise Failure('dpdk-proc-info (secondary) on the PCI port: exit %d, expected 0 with '
                           'vnapi\'s xstats\n%s' % (rc0, text0[-3000:]))
-    hs = Handshake(g, 'l3fwd')
+    res['warmup_served_by_timeout'] = hs.unwoken
+    hs.restart()
     w0 = hs.last
     log0 = len(g.read('l3fwd.log'))
     t = time.monotonic()
@@ -708,6 +735,7 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     res['sparse_s'] = round(time.monotonic() - t, 2)
     w1 = hs()
     res['frames_without_own_wakeup'] = hs.unwoken
+    res['frames_no_wakeup_in_settle'] = hs.missed
     rtts.sort()
     res['sparse_back'] = len(rtts)
     res['rtt_p50_ms'] = round(rtts[len(rtts) // 2] * 1000, 2)
@@ -725,11 +753,18 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     bad = []
     if rc != 0:
         bad.append('l3fwd-power exit status %d, expected 0 on SIGINT' % rc)
-    if xs1 is None and (w1 - w0 != SPARSE_FRAMES or len(logged) != SPARSE_FRAMES):
-        # net_virtio: no late-notification accounting; a late interrupt wakes it anyway
-        bad.append('%d rx-interrupt wakeups (%d logged with a queue) for %d frames each sent '
-                   'to a waiting l3fwd-power: expected exactly one each'
-                   % (w1 - w0, len(logged), SPARSE_FRAMES))
+    res['extra_wakeups'] = max(0, w1 - w0 - SPARSE_FRAMES)
+    if xs1 is None and (w1 - w0 < SPARSE_FRAMES or hs.missed or len(logged) < w1 - w0 or
+                        len(rtts) != SPARSE_FRAMES):
+        # net_virtio, which has no counters of its own: each frame one wakeup, on time or
+        # late (a wakeup of its own within the settle), all forwarded. A wakeup beyond one per
+        # frame (a notification QEMU's device sends for no new frame) is reported, not judged:
+        # DPDK's driver cannot say what its wakeup found. vnapi's xstats judge that for vnapi.
+        bad.append('%d rx-interrupt wakeups (%d logged with a queue), %d frames served by the '
+                   'timeout, %d of them with no wakeup within %.0f s, %d of %d frames back: '
+                   'expected at least one wakeup per frame, none missed, all back'
+                   % (w1 - w0, len(logged), hs.unwoken, hs.missed, Handshake.LATE_SETTLE_S,
+                      len(rtts), SPARSE_FRAMES))
     if xs1 is not None and w1 - w0 != len(logged):
         bad.append('%d rx-interrupt wakeups, %d logged with a queue' % (w1 - w0, len(logged)))
     if xs1 is None:
