@@ -42,8 +42,11 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
          its way when the timeout disarms: the driver then finds it at the next arm
          (rx_qN_intr_late_notifications + 1, no wakeup), or, later still, it counts the wait
          unnotified and the interrupt arrives as a wakeup that finds nothing (spurious + 1).
-         So per queue: notifications == frames, unnotified == spurious, wakeups logged ==
-         driver wakeups, wakeups + late == frames.
+         An interrupt landing between l3fwd-power's timeout and its disarm is read there:
+         a driver wakeup l3fwd-power does not log. So per queue: notifications == frames,
+         unnotified == spurious, wakeups logged <= driver wakeups, wakeups + late ==
+         frames; in all, driver wakeups - logged == frames with no wakeup in the settle -
+         late notifications.
   mq     (vnapi_mq, virtio_mq) 2 queue pairs: IPv4/UDP frames of 64 flows, spread over the
          tap's two queues by its flow hash; exactly N back, testpmd's per-queue statistics
          show both rx queues used and N in all. vnapi_mq then runs l3fwd with l3fwd-power
@@ -798,9 +801,9 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
         if nt != pk:
             bad.append('queue %d: %d frames, %d notifications: expected one MSI-X interrupt '
                        'per frame' % (q, pk, nt))
-        if per_q_logged[q] != wk or wk + late != pk:
+        if per_q_logged[q] > wk or wk + late != pk:
             bad.append('queue %d: %d frames, %d wakeups logged by l3fwd-power, driver %d '
-                       'wakeups and %d late notifications: expected logged == wakeups and '
+                       'wakeups and %d late notifications: expected logged <= wakeups and '
                        'wakeups + late == frames' % (q, pk, per_q_logged[q], wk, late))
         if d['rx_q%d_intr_rescues' % q]:
             bad.append('queue %d: %d rescues: expected none (each frame sent to a waiting '
@@ -811,6 +814,17 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
             bad.append('queue %d: %d lost-wakeup verdicts, %d spurious wakeups: each such '
                        'wait must be an interrupt that came very late (a spurious wakeup '
                        'after it), else it was lost' % (q, unn, spur))
+    # A frame the 10 ms timeout served whose interrupt landed between l3fwd-power's timeout
+    # and its disarm: the disarm reads it (a driver wakeup) but l3fwd-power logs none and
+    # no late one follows (a run here: 199 logged, driver 200). Every frame the handshake
+    # saw with no wakeup within its settle (missed) is that or a late notification.
+    unlogged = sum(d['rx_q%d_intr_wakeups' % q] for q in range(nq)) - sum(per_q_logged)
+    late_all = sum(d['rx_q%d_intr_late_notifications' % q] for q in range(nq))
+    res['wakeups_read_at_disarm_after_timeout'] = unlogged
+    if unlogged != hs.missed - late_all:
+        bad.append('%d driver wakeups l3fwd-power did not log, %d frames with no wakeup '
+                   'within the settle, %d late notifications: expected unlogged == missed - '
+                   'late' % (unlogged, hs.missed, late_all))
     if bad:
         raise Failure('l3fwd-power on %d queue(s): %s\nxstats delta %s\n%s'
                       % (nq, '; '.join(bad), d, text[-3000:]))
