@@ -606,19 +606,16 @@ class Handshake:
     queue), its notification gets up to LATE_SETTLE_S to show as a wakeup of its own (a
     notification that lands after the next arm) before the next frame goes: the next frame
     must not share a wakeup with it (a late interrupt and the next frame's in one eventfd
-    read). CI once saw one more than 60 ms late in the TCG guest. vnapi reads a notification
-    that lands before its next arm there (rx_qN_intr_late_notifications): no wakeup comes and
-    the wait runs out; this is rare (an interrupt over 10 ms late). `missed` counts the
-    unwoken frames whose wait ran out."""
+    read; likely what CI's 199 wakeups for 200 frames on net_virtio were). vnapi reads a
+    notification that lands before its next arm there (rx_qN_intr_late_notifications): no
+    wakeup comes and the wait runs out; this is rare (an interrupt over 10 ms late). `missed`
+    counts the unwoken frames whose wait ran out."""
 
     LATE_SETTLE_S = 2.0
 
     def __init__(self, g, job):
         self.g, self.job = g, job
-        self.last = wait_asleep(g, job)
-        self.sent = False
-        self.unwoken = 0
-        self.missed = 0
+        self.restart()
 
     def restart(self):
         """Count from here: the last frame has had its handshake (and settle)."""
@@ -757,17 +754,16 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     if rc != 0:
         bad.append('l3fwd-power exit status %d, expected 0 on SIGINT' % rc)
     res['extra_wakeups'] = max(0, w1 - w0 - SPARSE_FRAMES)
-    if xs1 is None and (w1 - w0 < SPARSE_FRAMES or hs.missed or len(logged) < w1 - w0 or
-                        len(rtts) != SPARSE_FRAMES):
+    if xs1 is None and (w1 - w0 < SPARSE_FRAMES or hs.missed or len(logged) < w1 - w0):
         # net_virtio, which has no counters of its own: each frame one wakeup, on time or
-        # late (a wakeup of its own within the settle), all forwarded. A wakeup beyond one per
-        # frame (a notification QEMU's device sends for no new frame) is reported, not judged:
-        # DPDK's driver cannot say what its wakeup found. vnapi's xstats judge that for vnapi.
+        # late (a wakeup of its own within the settle); peer.sparse() has already failed a
+        # frame not forwarded. A wakeup beyond one per frame (a notification QEMU's device
+        # sends for no new frame) is reported, not judged: DPDK's driver cannot say what its
+        # wakeup found. vnapi's xstats judge that for vnapi.
         bad.append('%d rx-interrupt wakeups (%d logged with a queue), %d frames served by the '
-                   'timeout, %d of them with no wakeup within %.0f s, %d of %d frames back: '
-                   'expected at least one wakeup per frame, none missed, all back'
-                   % (w1 - w0, len(logged), hs.unwoken, hs.missed, Handshake.LATE_SETTLE_S,
-                      len(rtts), SPARSE_FRAMES))
+                   'timeout, %d of them with no wakeup within %.0f s: expected at least one '
+                   'wakeup per frame, none missed'
+                   % (w1 - w0, len(logged), hs.unwoken, hs.missed, Handshake.LATE_SETTLE_S))
     if xs1 is not None and w1 - w0 != len(logged):
         bad.append('%d rx-interrupt wakeups, %d logged with a queue' % (w1 - w0, len(logged)))
     if xs1 is None:

@@ -58,7 +58,7 @@ import time
 from vnapitools import harness as h
 from vnapitools.harness import (fd_diff, fd_table, open_fds_back_to, open_fds_settled,
                                 parse_kv, telemetry)
-from vnapitools.procfs import CLK_TCK, proc_cpu_s
+from vnapitools.procfs import cpu_steal_s, proc_cpu_s
 
 SKIP = 77
 IDLE_CPU_MAX_PCT = 0.5
@@ -163,20 +163,6 @@ def net_vhost_present():
     RTE_EAL_PMD_PATH, e.g. .../dpdk/pmds-23.0 for 22.11, pmds-26.0 for 25.11)."""
     d = os.environ.get('VNAPI_DPDK_PMD_DIR', '')
     return bool(d) and os.path.exists(os.path.join(d, 'librte_net_vhost.so'))
-
-
-def cpu_steal_s():
-    """Host steal time of each CPU so far (/proc/stat, the 8th field of the cpuN lines),
-    seconds: {cpu: s}."""
-    out = {}
-    with open('/proc/stat') as f:
-        for line in f:
-            m = re.match(r'cpu(\d+) ', line)
-            if m:
-                v = line.split()
-                if len(v) > 8:
-                    out[int(m.group(1))] = int(v[8]) / CLK_TCK
-    return out
 
 
 def run(case, frontend, mode='hybrid', figures=None, packets=None):

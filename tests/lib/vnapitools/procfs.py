@@ -59,15 +59,27 @@ def cpu_model():
     return 'unknown'
 
 
-def system_busy():
-    """{cpu: (busy jiffies, total jiffies)} from /proc/stat (idle and iowait are not busy)."""
+def _cpu_times():
+    """{cpu: [user, nice, system, idle, iowait, irq, softirq, steal, ...]} in clock ticks, the
+    cpuN lines of /proc/stat."""
     out = {}
     with open('/proc/stat') as f:
         for line in f:
             m = re.match(r'cpu(\d+)\s+(.*)', line)
-            if not m:
-                continue
-            v = [int(x) for x in m.group(2).split()]
-            idle = v[3] + (v[4] if len(v) > 4 else 0)
-            out[int(m.group(1))] = (sum(v[:8]) - idle, sum(v[:8]))
+            if m:
+                out[int(m.group(1))] = [int(x) for x in m.group(2).split()]
     return out
+
+
+def system_busy():
+    """{cpu: (busy jiffies, total jiffies)} from /proc/stat (idle and iowait are not busy)."""
+    out = {}
+    for cpu, v in _cpu_times().items():
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        out[cpu] = (sum(v[:8]) - idle, sum(v[:8]))
+    return out
+
+
+def cpu_steal_s():
+    """{cpu: host steal time so far, seconds} from /proc/stat."""
+    return {cpu: v[7] / CLK_TCK for cpu, v in _cpu_times().items() if len(v) > 7}
