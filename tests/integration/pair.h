@@ -72,6 +72,10 @@ struct pair_opts {
 	/* segs: chains of 2..N descriptors went indirect, none longer (0: none
 	 * did); UINT32_MAX: unchecked. */
 	uint32_t expect_indirect;
+	/* The rx path rte_eth_rx_burst_mode_get() must report on every queue:
+	 * "auto" (AVX2 where the EAL allows 256-bit SIMD and the CPU has AVX2,
+	 * else scalar), "scalar", or NULL (not checked). */
+	const char *rx_path;
 	bool offloads_refused; /* offload: the front end has every offload devarg 0 */
 	/* race */
 	uint32_t rounds;

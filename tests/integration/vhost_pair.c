@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cpuflags.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -52,6 +53,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_vect.h>
 #include <rte_eth_vhost.h>
 #include <rte_vhost.h>
 
@@ -473,12 +475,54 @@ check_features(void)
 	return 0;
 }
 
+/*
+ * --rx-path: the front end's rx burst mode on every queue. "auto": the
+ * driver's rule (vnapi_rxtx_select()), AVX2 exactly when the EAL allows
+ * 256-bit SIMD and the CPU has AVX2 (this test runs no rx offload); "scalar".
+ */
+static int
+check_rx_path(void)
+{
+	const char *want;
+	uint16_t q;
+
+	if (pair_opts.rx_path == NULL)
+		return 0;
+	if (strcmp(pair_opts.rx_path, "scalar") == 0)
+		want = "Scalar";
+	else if (strcmp(pair_opts.rx_path, "auto") == 0)
+#ifdef RTE_ARCH_X86
+		want = rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) == 1 ? "Vector AVX2" : "Scalar";
+#else
+		want = "Scalar";
+#endif
+	else
+		return peer_fail("--rx-path %s: expected auto or scalar", pair_opts.rx_path);
+	for (q = 0; q < pair_opts.queues; q++) {
+		struct rte_eth_burst_mode mode;
+		int ret = rte_eth_rx_burst_mode_get(pair.fe_port, q, &mode);
+
+		if (ret != 0)
+			return peer_fail("rx queue %u: rte_eth_rx_burst_mode_get: %s", q,
+					 rte_strerror(-ret));
+		if (strncmp(mode.info, want, strlen(want)) != 0)
+			return peer_fail("rx queue %u: burst mode '%s', expected '%s...' (--rx-path %s, SIMD width %u)",
+					 q, mode.info, want, pair_opts.rx_path,
+					 (unsigned int)rte_vect_get_max_simd_bitwidth());
+		printf("# rx queue %u: burst mode '%s', as expected\n", q, mode.info);
+	}
+	return 0;
+}
+
 static int
 wait_links_up(void)
 {
 	if (pair_wait_link(pair.be_port, "back end", true, 10.0) != 0)
 		return -1;
 	if (pair_wait_link(pair.fe_port, "front end", true, 10.0) != 0)
+		return -1;
+	if (check_rx_path() != 0)
 		return -1;
 	return check_features();
 }
@@ -1416,6 +1460,8 @@ static const struct peer_opt pair_opt_table[] = {
 	{ .name = "expect-indirect", .type = PEER_OPT_U32, .dst = &pair_opts.expect_indirect,
 	  .max = 1024, .arg = "N",
 	  .help = "segs: tx_qN_indirect counts the chains of 2..N descriptors (0: none)" },
+	{ .name = "rx-path", .type = PEER_OPT_STR, .dst = &pair_opts.rx_path, .arg = "auto|scalar",
+	  .help = "the rx burst mode the front end must report on every queue" },
 	{ .name = "offloads-refused", .type = PEER_OPT_FLAG, .dst = &pair_opts.offloads_refused,
 	  .help = "offload: the front end has every offload devarg 0" },
 	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,

@@ -132,6 +132,12 @@ struct vnapi_rxq {
 	struct rte_mbuf *mrg_head;
 	struct rte_mbuf *mrg_tail;
 	uint16_t mrg_left;
+	/** A received mbuf's data_off, refcnt, nb_segs and port, stored as one
+	 * word (rearm_data): the ring's mbufs come raw from the pool. */
+	uint64_t rearm;
+	/** Its ol_flags: 0, or RTE_MBUF_F_EXTERNAL for a pool of pinned
+	 * external buffers (every mbuf of such a pool keeps it). */
+	uint64_t ol_flags;
 	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
 	uint32_t ol;                  /**< Negotiated rx offloads (VNAPI_OL_*): 0, the header is not read. */
 	bool wake_window;             /**< Between a wakeup and the next arm. */

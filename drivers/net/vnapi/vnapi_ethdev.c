@@ -295,6 +295,9 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->hdr_size = hw->hdr_size;
 	rxq->nb_desc = vp.num;
 	rxq->parse_ptype = hw->parse_ptype;
+	rxq->rearm = vnapi_rx_rearm_word(rxq->port_id);
+	rxq->ol_flags = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) ?
+			RTE_MBUF_F_EXTERNAL : 0;
 	vnapi_gate_init_closed(&rxq->gate);
 	rxq->ol = vnapi_net_ol_rx(hw->features);
 	dev->data->rx_queues[qid] = rxq;
@@ -645,6 +648,8 @@ const struct eth_dev_ops vnapi_eth_dev_ops = {
 	.mtu_set = vnapi_dev_mtu_set,
 	.rx_queue_setup = vnapi_dev_rx_queue_setup,
 	.rx_queue_release = vnapi_dev_rx_queue_release,
+	.rx_burst_mode_get = vnapi_rx_burst_mode_get,
+	.tx_burst_mode_get = vnapi_tx_burst_mode_get,
 	.tx_queue_setup = vnapi_dev_tx_queue_setup,
 	.tx_queue_release = vnapi_dev_tx_queue_release,
 	.tx_done_cleanup = vnapi_tx_done_cleanup,

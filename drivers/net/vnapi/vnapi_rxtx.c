@@ -5,16 +5,19 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_cpuflags.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_net.h>
 #include <rte_prefetch.h>
+#include <rte_vect.h>
 
 #include <ethdev_driver.h>
 
@@ -24,6 +27,9 @@
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
+#ifdef VNAPI_RX_AVX2
+#include "vnapi_rxtx_avx2.h"
+#endif
 #include "vnapi_transport.h"
 
 /* Refill the rx ring once at least this many descriptors are free. */
@@ -49,7 +55,10 @@ vnapi_notify(uint16_t port_id, uint16_t vring, struct vnapi_queue_stats *st)
 /*
  * Post fresh mbufs to the rx ring. The device writes the virtio-net header
  * into the headroom just before data_off, so a packet lands where
- * rte_pktmbuf_mtod() expects it, with no copy.
+ * rte_pktmbuf_mtod() expects it, with no copy. The mbufs come raw from the
+ * pool (no rte_pktmbuf_reset(), whose stores reach each mbuf's second cache
+ * line): a pool's free mbufs have next NULL, nb_segs 1 and refcnt 1, and a
+ * receive writes the rest (vnapi_rx_init_mbuf()).
  */
 int
 vnapi_rxq_refill(struct vnapi_rxq *rxq)
@@ -63,7 +72,7 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 		uint16_t n = RTE_MIN(free_cnt, (uint16_t)VNAPI_BURST_MAX);
 		uint16_t i, done;
 
-		if (unlikely(rte_pktmbuf_alloc_bulk(rxq->mp, mbufs, n) != 0)) {
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mbufs, n) != 0)) {
 			rxq->stats.nombuf += n;
 			rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
 			break;
@@ -100,12 +109,81 @@ vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
 				RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
 }
 
+/*
+ * The AVX2 rx path: x86 with AVX2, the EAL's SIMD width at least 256 bits
+ * (--force-max-simd-bitwidth=64 or 128 keeps the scalar path), and no rx
+ * offload negotiated. @p why says what decided.
+ */
+static bool
+vnapi_rx_avx2_usable(const struct vnapi_hw *hw, const char **why)
+{
+#ifdef VNAPI_RX_AVX2
+	if (rte_vect_get_max_simd_bitwidth() < RTE_VECT_SIMD_256) {
+		*why = "SIMD width below 256 bits";
+		return false;
+	}
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) != 1) {
+		*why = "no AVX2 on this CPU";
+		return false;
+	}
+	if (vnapi_net_ol_rx(hw->features) != 0) {
+		*why = "rx offloads negotiated";
+		return false;
+	}
+	*why = "AVX2 allowed and present";
+	return true;
+#else
+	RTE_SET_USED(hw);
+	*why = "built without the AVX2 path";
+	return false;
+#endif
+}
+
+/* rte_eth_rx_burst_mode_get(): the rx path vnapi_rxtx_select() chose. */
+int
+vnapi_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			struct rte_eth_burst_mode *mode)
+{
+	const eth_rx_burst_t f = dev->rx_pkt_burst;
+	const char *what;
+
+	RTE_SET_USED(queue_id);
+	if (f == vnapi_recv_pkts_mrg)
+		what = "Scalar, mergeable buffers";
+	else if (f == vnapi_recv_pkts)
+		what = "Scalar, one buffer per packet";
+#ifdef VNAPI_RX_AVX2
+	else if (f == vnapi_recv_pkts_mrg_avx2)
+		what = "Vector AVX2, mergeable buffers";
+	else if (f == vnapi_recv_pkts_avx2)
+		what = "Vector AVX2, one buffer per packet";
+#endif
+	else
+		return -EINVAL; /* not started, or a secondary process */
+	snprintf(mode->info, sizeof(mode->info), "%s", what);
+	return 0;
+}
+
+/* rte_eth_tx_burst_mode_get(): one tx path. */
+int
+vnapi_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			struct rte_eth_burst_mode *mode)
+{
+	RTE_SET_USED(queue_id);
+	if (dev->tx_pkt_burst != vnapi_xmit_pkts)
+		return -EINVAL;
+	snprintf(mode->info, sizeof(mode->info), "Scalar");
+	return 0;
+}
+
 /* Datapaths are chosen here, once, and logged. */
 void
 vnapi_rxtx_select(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	const char *ring = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED ? "packed" : "split";
+	const char *why;
+	bool vec;
 
 	/*
 	 * A secondary process has no kick eventfds (they are the primary's)
@@ -119,14 +197,23 @@ vnapi_rxtx_select(struct rte_eth_dev *dev)
 			       dev->data->name);
 		return;
 	}
+	vec = vnapi_rx_avx2_usable(hw, &why);
 	if (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) {
 		dev->rx_pkt_burst = vnapi_recv_pkts_mrg;
-		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers", dev->data->name,
-			       ring);
+#ifdef VNAPI_RX_AVX2
+		if (vec)
+			dev->rx_pkt_burst = vnapi_recv_pkts_mrg_avx2;
+#endif
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers, %s (%s)",
+			       dev->data->name, ring, vec ? "AVX2" : "scalar", why);
 	} else {
 		dev->rx_pkt_burst = vnapi_recv_pkts;
-		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, one buffer per packet",
-			       dev->data->name, ring);
+#ifdef VNAPI_RX_AVX2
+		if (vec)
+			dev->rx_pkt_burst = vnapi_recv_pkts_avx2;
+#endif
+		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, one buffer per packet, %s (%s)",
+			       dev->data->name, ring, vec ? "AVX2" : "scalar", why);
 	}
 	dev->tx_pkt_burst = vnapi_xmit_pkts;
 	dev->tx_pkt_prepare = vnapi_xmit_pkts_prepare;
@@ -158,17 +245,22 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 }
 
 /*
- * Every mbuf in the ring came from rte_pktmbuf_alloc_bulk(), which reset it
- * (next NULL, nb_segs 1, ol_flags and packet_type 0, data_off the headroom):
- * only what the device decided is written here, and m->next (in the second
- * cache line) is left alone.
+ * Every mbuf in the ring came raw from the pool (vnapi_rxq_refill()): next
+ * NULL, nb_segs 1, refcnt 1 and nothing else known. Written here, all in
+ * the first cache line: data_off, refcnt, nb_segs and port as one word,
+ * ol_flags, packet_type, the lengths and vlan_tci (what rte_pktmbuf_reset()
+ * would have set there). The second cache line (next, tx_offload) is left
+ * alone, as DPDK's vector PMDs leave it.
  */
-static inline void
-vnapi_rx_init_mbuf(struct rte_mbuf *m, uint16_t port, uint32_t len)
+static __rte_always_inline void
+vnapi_rx_init_mbuf(const struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
 {
-	m->data_len = (uint16_t)len;
+	memcpy(&m->rearm_data, &rxq->rearm, sizeof(rxq->rearm));
+	m->ol_flags = rxq->ol_flags;
+	m->packet_type = 0;
 	m->pkt_len = len;
-	m->port = port;
+	m->data_len = (uint16_t)len;
+	m->vlan_tci = 0;
 }
 
 /*
@@ -205,7 +297,7 @@ vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
 	VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: %u-byte buffer shorter than the header, dropped",
 		     rxq->port_id, rxq->queue_id, len);
 	rxq->stats.errors++;
-	rte_pktmbuf_free(m);
+	rte_mbuf_raw_free(m); /* still as the pool gave it */
 	return true;
 }
 
@@ -232,7 +324,7 @@ vnapi_rx_single(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uin
 
 		if (unlikely(vnapi_rx_short(rxq, m, lens[i])))
 			continue;
-		vnapi_rx_init_mbuf(m, rxq->port_id, lens[i] - rxq->hdr_size);
+		vnapi_rx_init_mbuf(rxq, m, lens[i] - rxq->hdr_size);
 		vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 	}
 	return nb_rx;
@@ -249,10 +341,6 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 {
 	uint16_t i, nb_rx = 0;
 
-	/* The headers the device wrote: one cache line each, fetch them ahead. */
-	for (i = 0; i < n; i++)
-		rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
-			      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
 		uint32_t len = lens[i];
@@ -271,15 +359,16 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 				 * tell where packets start. */
 				VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: num_buffers %u (queue size %u)",
 					     rxq->port_id, rxq->queue_id, nbufs, rxq->nb_desc);
-				rte_pktmbuf_free(m);
+				/* All still as the pool gave them. */
+				rte_mbuf_raw_free(m);
 				/* Reported once, by vnapi_rx_finish(). */
 				virtq_mark_broken(rxq->vq, "rx num_buffers out of range");
 				rxq->stats.errors++;
 				for (i++; i < n; i++)
-					rte_pktmbuf_free(cookies[i]);
+					rte_mbuf_raw_free(cookies[i]);
 				break;
 			}
-			vnapi_rx_init_mbuf(m, rxq->port_id, len - rxq->hdr_size);
+			vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
 			if (nbufs == 1) {
 				vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 				continue;
@@ -291,8 +380,8 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 		}
 
 		/* A continuation buffer: data from the start of the buffer. */
+		vnapi_rx_init_mbuf(rxq, m, len);
 		m->data_off = RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
-		vnapi_rx_init_mbuf(m, rxq->port_id, len);
 		rxq->mrg_tail->next = m;
 		rxq->mrg_tail = m;
 		rxq->mrg_head->nb_segs++;
@@ -306,24 +395,42 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 	return nb_rx;
 }
 
-/* The rx burst of both buffer layouts (@p mrg a constant: one copy each). */
+/*
+ * The rx burst of both buffer layouts, scalar or with the AVX2 prefix
+ * (@p mrg and @p vec constants: one copy each).
+ */
 static __rte_always_inline uint16_t
-vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bool mrg)
+vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bool mrg,
+		 bool vec)
 {
 	struct vnapi_rxq *rxq = rx_queue;
 	void *cookies[VNAPI_BURST_MAX];
 	uint32_t lens[VNAPI_BURST_MAX];
-	uint16_t n, nb_rx;
+	uint16_t n, nb_rx, i, done = 0;
 	uint64_t bytes = 0;
 
 	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
 		return 0; /* no back end serves the ring */
 
 	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	/* The headers the device wrote: one cache line each, fetch them ahead. */
 	if (mrg)
-		nb_rx = vnapi_rx_mrg(rxq, cookies, lens, n, rx_pkts, &bytes);
+		for (i = 0; i < n; i++)
+			rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
+				      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
+#ifdef VNAPI_RX_AVX2
+	if (vec)
+		done = vnapi_rx_vec_avx2(rxq, cookies, lens, n, rx_pkts, &bytes, mrg);
+#else
+	RTE_SET_USED(vec);
+#endif
+	if (mrg)
+		nb_rx = vnapi_rx_mrg(rxq, &cookies[done], &lens[done], n - done, &rx_pkts[done],
+				     &bytes);
 	else
-		nb_rx = vnapi_rx_single(rxq, cookies, lens, n, rx_pkts, &bytes);
+		nb_rx = vnapi_rx_single(rxq, &cookies[done], &lens[done], n - done,
+					&rx_pkts[done], &bytes);
+	nb_rx += done;
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
 	vnapi_gate_leave(&rxq->gate);
 	return nb_rx;
@@ -332,14 +439,28 @@ vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bo
 uint16_t
 vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 {
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false);
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false, false);
 }
 
 uint16_t
 vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
 {
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true);
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true, false);
 }
+
+#ifdef VNAPI_RX_AVX2
+uint16_t
+vnapi_recv_pkts_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false, true);
+}
+
+uint16_t
+vnapi_recv_pkts_mrg_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true, true);
+}
+#endif
 
 /* A chain's cookie: the mbuf, or a header slot tagged with this bit. */
 #define VNAPI_TX_COOKIE_SLOT ((uintptr_t)1)
@@ -662,7 +783,7 @@ vnapi_rxq_flush(struct vnapi_rxq *rxq)
 	void *m;
 
 	while ((m = virtq_detach_unused(rxq->vq)) != NULL) {
-		rte_pktmbuf_free(m);
+		rte_mbuf_raw_free(m); /* still as the pool gave it */
 		rxq->stats.reclaimed++;
 	}
 	if (rxq->mrg_head != NULL) {

@@ -16,7 +16,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_mbuf.h>
 #include <rte_power_intrinsics.h>
 
 #include <ethdev_driver.h>
@@ -32,6 +34,37 @@ uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t
 uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_xmit_pkts_prepare(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
 int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
+
+/**
+ * The rearm_data word of a received mbuf: data_off the standard headroom,
+ * refcnt 1, nb_segs 1, @p port (built through a scratch mbuf, so the layout
+ * is the headers' own).
+ */
+static inline uint64_t
+vnapi_rx_rearm_word(uint16_t port)
+{
+	struct rte_mbuf m;
+	uint64_t w;
+
+	memset(&m, 0, sizeof(m));
+	m.data_off = RTE_PKTMBUF_HEADROOM;
+	rte_mbuf_refcnt_set(&m, 1);
+	m.nb_segs = 1;
+	m.port = port;
+	memcpy(&w, &m.rearm_data, sizeof(w));
+	return w;
+}
+
+int vnapi_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			    struct rte_eth_burst_mode *mode);
+int vnapi_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
+			    struct rte_eth_burst_mode *mode);
+
+#ifdef VNAPI_RX_AVX2
+/* The rx bursts with the AVX2 part (vnapi_rxtx_avx2.h). */
+uint16_t vnapi_recv_pkts_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+#endif
 
 /** Post fresh mbufs to every free rx descriptor. @return how many. */
 int vnapi_rxq_refill(struct vnapi_rxq *rxq);

@@ -79,7 +79,7 @@ def map_up_arrows(design_text, directory):
     lacks."""
     blk = design_text[design_text.index('## Layers'):]
     blk = blk[:blk.index('```', blk.index('```') + 3)]
-    order = [m[:-2] for m in re.findall(r'^\s+(vnapi_[a-z_]+\.c)\b', blk, re.M)]
+    order = [m[:-2] for m in re.findall(r'^\s+(vnapi_[a-z0-9_]+\.c)\b', blk, re.M)]
     pos = {m: i for i, m in enumerate(order)}
     graph = module_includes(directory)
     missing = sorted(m + '.c' for m in graph if m not in pos)
