@@ -76,6 +76,8 @@ struct pair_opts {
 	 * "auto" (AVX2 where the EAL allows 256-bit SIMD and the CPU has AVX2,
 	 * else scalar), "scalar", or NULL (not checked). */
 	const char *rx_path;
+	/* The front end's tx with RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE. */
+	bool tx_fast_free;
 	bool offloads_refused; /* offload: the front end has every offload devarg 0 */
 	/* race */
 	uint32_t rounds;

@@ -546,6 +546,9 @@ port_setup(uint16_t port, const char *who, uint16_t nb_q, uint32_t mtu,
 
 	if (offload_conf && rte_eth_dev_info_get(port, &info) == 0)
 		pair_offload_conf(port == pair.fe_port, &info, &c.rx_offloads, &c.tx_offloads);
+	/* configure fails if the front end does not offer it */
+	if (pair_opts.tx_fast_free && port == pair.fe_port)
+		c.tx_offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	ret = peer_port_start(port, who, &c);
 
 	if (ret != 0)
@@ -734,10 +737,12 @@ scenario_count(void)
 	static const uint16_t sz[] = { 64 };
 	struct pair_flow fl[PAIR_MAX_FLOWS];
 	uint32_t total = pair_opts.packets ? pair_opts.packets : 100000;
-	unsigned int n;
+	unsigned int ref0[PEER_POOLS_MAX], n;
 
-	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0 ||
-	    fe_bringup(0, false, NULL) != 0)
+	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+		return -1;
+	peer_pools_in_use(&pair.pools, ref0);
+	if (fe_bringup(0, false, NULL) != 0)
 		return -1;
 	stats_reset();
 	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
@@ -745,7 +750,9 @@ scenario_count(void)
 		return -1;
 	peer_tap(true, "%u x 64-byte frames each way on %u queue(s), every byte and the order checked",
 	    total, pair_opts.queues);
-	return check_stats(fl, n);
+	if (check_stats(fl, n) != 0)
+		return -1;
+	return pair_fe_remove_check(ref0, -1);
 }
 
 static int
@@ -756,11 +763,13 @@ scenario_sizes(void)
 	uint32_t per_size = pair_opts.packets ? pair_opts.packets : 500;
 	const uint16_t *sizes = pair_opts.nb_sizes ? pair_opts.sizes : sz;
 	unsigned int nb = pair_opts.nb_sizes ? pair_opts.nb_sizes : RTE_DIM(sz);
-	unsigned int n, i;
+	unsigned int ref0[PEER_POOLS_MAX], n, i;
 	bool chains = false;
 
-	if (pair_be_create((uint16_t)pair_opts.queues, PAIR_JUMBO_MTU) != 0 ||
-	    fe_bringup(PAIR_JUMBO_MTU, false, NULL) != 0)
+	if (pair_be_create((uint16_t)pair_opts.queues, PAIR_JUMBO_MTU) != 0)
+		return -1;
+	peer_pools_in_use(&pair.pools, ref0);
+	if (fe_bringup(PAIR_JUMBO_MTU, false, NULL) != 0)
 		return -1;
 	stats_reset();
 	n = flows_both(fl, per_size * nb, 0, sizes, nb);
@@ -776,7 +785,9 @@ scenario_sizes(void)
 	}
 	peer_tap(true, "%u frames of each of %u sizes (60, 64, 512, 1518, 9000 by default) each way, every byte checked",
 	    per_size, nb);
-	return check_stats(fl, n);
+	if (check_stats(fl, n) != 0)
+		return -1;
+	return pair_fe_remove_check(ref0, -1);
 }
 
 /*
@@ -844,19 +855,23 @@ scenario_mq(void)
 	static const uint16_t sz[] = { 64, 128, 256 };
 	struct pair_flow fl[PAIR_MAX_FLOWS];
 	uint32_t base = pair_opts.packets ? pair_opts.packets : 20000;
-	unsigned int n;
+	unsigned int ref0[PEER_POOLS_MAX], n;
 
 	if (pair_opts.queues < 2)
 		return peer_fail("mq needs --queues >= 2");
-	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0 ||
-	    fe_bringup(0, false, NULL) != 0)
+	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+		return -1;
+	peer_pools_in_use(&pair.pools, ref0);
+	if (fe_bringup(0, false, NULL) != 0)
 		return -1;
 	stats_reset();
 	/* Distinct totals per queue so that a mixed-up queue shows. */
 	n = flows_both(fl, base, base / 2, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
-	return check_stats(fl, n);
+	if (check_stats(fl, n) != 0)
+		return -1;
+	return pair_fe_remove_check(ref0, -1);
 }
 
 static int
@@ -1462,6 +1477,8 @@ static const struct peer_opt pair_opt_table[] = {
 	  .help = "segs: tx_qN_indirect counts the chains of 2..N descriptors (0: none)" },
 	{ .name = "rx-path", .type = PEER_OPT_STR, .dst = &pair_opts.rx_path, .arg = "auto|scalar",
 	  .help = "the rx burst mode the front end must report on every queue" },
+	{ .name = "tx-fast-free", .type = PEER_OPT_FLAG, .dst = &pair_opts.tx_fast_free,
+	  .help = "the front end's tx with RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE" },
 	{ .name = "offloads-refused", .type = PEER_OPT_FLAG, .dst = &pair_opts.offloads_refused,
 	  .help = "offload: the front end has every offload devarg 0" },
 	{ .name = "rounds", .type = PEER_OPT_U32, .dst = &pair_opts.rounds, .min = 1,

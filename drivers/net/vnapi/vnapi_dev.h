@@ -190,6 +190,10 @@ struct vnapi_txq {
 	/** indirect_max the ring memory was sized for at queue setup (0: no
 	 * tables); a later back end may use indirect descriptors only then. */
 	uint16_t indirect_alloc;
+	/** RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE enabled: the application's
+	 * mbufs all have refcnt 1 and this queue's come from one pool, so a
+	 * sent one-segment mbuf goes straight back to its pool. */
+	bool fast_free;
 	bool broken_reported;
 	struct vnapi_queue_stats stats;
 };

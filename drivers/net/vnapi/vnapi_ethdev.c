@@ -71,7 +71,7 @@ vnapi_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_offload_capa = (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF) ?
 				 RTE_ETH_RX_OFFLOAD_SCATTER : 0) |
 				vnapi_net_rx_capa(vnapi_net_ol_rx(hw->features_usable));
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE |
 				vnapi_net_tx_capa(vnapi_net_ol_tx(hw->features_usable));
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)
 		info->max_lro_pkt_size = VNAPI_MAX_LRO_PKTLEN;
@@ -382,6 +382,8 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->free_thresh = free_thresh;
 	txq->add_batch = virtq_publish_group(txq->vq);
 	txq->indirect_alloc = vp.indirect_max;
+	txq->fast_free = ((dev->data->dev_conf.txmode.offloads | conf->offloads) &
+			  RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
 	vnapi_gate_init_closed(&txq->gate);
 	dev->data->tx_queues[qid] = txq;
 	return 0;

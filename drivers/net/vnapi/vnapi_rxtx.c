@@ -487,6 +487,37 @@ vnapi_tx_slot_put(struct vnapi_txq *txq, struct vnapi_tx_hdr_slot *slot)
 	txq->slots_used--;
 }
 
+/*
+ * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: the application promised refcnt 1 and
+ * one pool per queue. A one-segment mbuf (nb_segs 1: next is NULL) goes back
+ * to its pool as it is, in runs of the same pool, reading nothing but the
+ * first cache line; a chain is freed segment by segment.
+ */
+static void
+vnapi_tx_fast_free(void **cookies, uint16_t n)
+{
+	struct rte_mempool *mp = NULL;
+	uint16_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = cookies[i];
+
+		if (unlikely(m->nb_segs != 1 || m->pool != mp)) {
+			if (i > start)
+				rte_mempool_put_bulk(mp, &cookies[start], i - start);
+			if (m->nb_segs != 1) {
+				rte_pktmbuf_free(m);
+				start = i + 1;
+				continue;
+			}
+			mp = m->pool;
+			start = i;
+		}
+	}
+	if (i > start)
+		rte_mempool_put_bulk(mp, &cookies[start], i - start);
+}
+
 /* Free the mbufs of completed chains; header slots go back to the list. */
 static inline void
 vnapi_tx_free_cookies(struct vnapi_txq *txq, void **cookies, uint16_t n)
@@ -494,7 +525,10 @@ vnapi_tx_free_cookies(struct vnapi_txq *txq, void **cookies, uint16_t n)
 	uint16_t i;
 
 	if (likely(txq->slots_used == 0)) {
-		rte_pktmbuf_free_bulk((struct rte_mbuf **)cookies, n);
+		if (txq->fast_free)
+			vnapi_tx_fast_free(cookies, n);
+		else
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)cookies, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
