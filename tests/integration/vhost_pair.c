@@ -46,6 +46,7 @@
 
 #include <rte_common.h>
 #include <rte_cpuflags.h>
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -93,6 +94,8 @@ struct pair_flow {
 	uint64_t bytes_sent;
 	uint64_t bytes_rcvd;
 	uint64_t tx_partial;
+	uint64_t rx_tsc;    /* TSC cycles in rx bursts (diagnostic, printed) */
+	uint64_t tx_tsc;    /* TSC cycles in tx bursts */
 	uint32_t max_segs_sent;
 	uint32_t max_segs_rcvd;
 	bool segmented;     /* tx: 2..PAIR_SEGS_MAX segments (peer_mbuf_segs()) */
@@ -321,7 +324,10 @@ flow_rx(struct pair_flow *f, uint16_t *got)
 	uint16_t n, i;
 	int ret = 0;
 
+	uint64_t t0 = rte_rdtsc();
+
 	n = rte_eth_rx_burst(f->rx_port, f->queue, rx, PAIR_BURST);
+	f->rx_tsc += rte_rdtsc() - t0;
 	for (i = 0; i < n; i++) {
 		if (ret == 0 && f->received >= f->total)
 			ret = peer_fail("%s: extra packet after all %u arrived",
@@ -361,10 +367,13 @@ flows_run(struct pair_flow *fl, unsigned int n, double timeout)
 				if (f->pend_off == f->pend_n &&
 				    flow_build(f) != 0)
 					goto fail;
+				uint64_t t1 = rte_rdtsc();
+
 				want = (uint16_t)(f->pend_n - f->pend_off);
 				nb = rte_eth_tx_burst(f->tx_port, f->queue,
 						      f->pend + f->pend_off,
 						      want);
+				f->tx_tsc += rte_rdtsc() - t1;
 				for (k = 0; k < nb; k++) {
 					f->bytes_sent +=
 						f->pend[f->pend_off]->pkt_len;
@@ -403,10 +412,12 @@ flows_run(struct pair_flow *fl, unsigned int n, double timeout)
 		}
 	}
 	for (i = 0; i < n; i++)
-		printf("# %-10s %8u pkts %10" PRIu64 " bytes, partial tx bursts %" PRIu64 ", max segs tx %u rx %u\n",
+		printf("# %-10s %8u pkts %10" PRIu64 " bytes, partial tx bursts %" PRIu64 ", max segs tx %u rx %u; TSC per packet in tx bursts %.1f, rx bursts %.1f (all calls, empty polls too)\n",
 		       fl[i].name, fl[i].received, fl[i].bytes_rcvd,
 		       fl[i].tx_partial, fl[i].max_segs_sent,
-		       fl[i].max_segs_rcvd);
+		       fl[i].max_segs_rcvd,
+		       fl[i].received ? (double)fl[i].tx_tsc / fl[i].received : 0.0,
+		       fl[i].received ? (double)fl[i].rx_tsc / fl[i].received : 0.0);
 	printf("# traffic took %.3f s\n", t);
 	return 0;
 fail:
