@@ -138,9 +138,6 @@ struct vnapi_rxq {
 	/** Its ol_flags: 0, or RTE_MBUF_F_EXTERNAL for a pool of pinned
 	 * external buffers (every mbuf of such a pool keeps it). */
 	uint64_t ol_flags;
-	/** The device-writable length of every buffer the refill posts
-	 * (header and data room after the standard headroom). */
-	uint32_t buf_in_len;
 	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
 	uint32_t ol;                  /**< Negotiated rx offloads (VNAPI_OL_*): 0, the header is not read. */
 	bool wake_window;             /**< Between a wakeup and the next arm. */

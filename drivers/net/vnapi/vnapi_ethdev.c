@@ -296,7 +296,6 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->nb_desc = vp.num;
 	rxq->parse_ptype = hw->parse_ptype;
 	rxq->rearm = vnapi_rx_rearm_word(rxq->port_id);
-	rxq->buf_in_len = data_room - RTE_PKTMBUF_HEADROOM + rxq->hdr_size;
 	rxq->ol_flags = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) ?
 			RTE_MBUF_F_EXTERNAL : 0;
 	vnapi_gate_init_closed(&rxq->gate);

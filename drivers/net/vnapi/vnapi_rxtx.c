@@ -81,7 +81,7 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 			struct rte_mbuf *m = mbufs[i];
 
 			sg[i].addr = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
-			sg[i].len = rxq->buf_in_len;
+			sg[i].len = m->buf_len - RTE_PKTMBUF_HEADROOM + rxq->hdr_size;
 		}
 		done = virtq_add_inbufs(rxq->vq, sg, (void *const *)mbufs, n);
 		if (unlikely(done < n)) {
@@ -288,21 +288,6 @@ vnapi_rx_offload(struct vnapi_rxq *rxq, struct rte_mbuf *m)
 	}
 }
 
-/*
- * Mergeable buffers, no rx offload: a buffer the device did not fill is a
- * packet's last (the device fills each buffer before it takes the next), so
- * at a packet's start it holds the whole packet and its header is not read:
- * num_buffers can only say 1, and the header's other fields are offload
- * fields. The header's cache line, written by the device's core, then stays
- * there unless the application reads it. A full buffer, or any buffer with
- * rx offloads negotiated, has its header read and checked.
- */
-static __rte_always_inline bool
-vnapi_rx_hdr_unread(const struct vnapi_rxq *rxq, uint32_t len)
-{
-	return rxq->ol == 0 && len < rxq->buf_in_len;
-}
-
 /* A buffer the device filled with less than a header: dropped and counted. */
 static inline bool
 vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
@@ -366,13 +351,6 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 
 			if (unlikely(vnapi_rx_short(rxq, m, len)))
 				continue;
-			if (vnapi_rx_hdr_unread(rxq, len)) {
-				/* A packet's last buffer, and its first: one. */
-				vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
-				*bytes += m->pkt_len;
-				rx_pkts[nb_rx++] = m;
-				continue;
-			}
 			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
 					     rxq->hdr_size);
 			nbufs = hdr->num_buffers;
@@ -438,9 +416,8 @@ vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bo
 	/* The headers the device wrote: one cache line each, fetch them ahead. */
 	if (mrg)
 		for (i = 0; i < n; i++)
-			if (!vnapi_rx_hdr_unread(rxq, lens[i]))
-				rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
-					      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
+			rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
+				      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
 #ifdef VNAPI_RX_AVX2
 	if (vec)
 		done = vnapi_rx_vec_avx2(rxq, cookies, lens, n, rx_pkts, &bytes, mrg);

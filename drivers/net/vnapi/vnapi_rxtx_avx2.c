@@ -63,7 +63,6 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 					       (long long)rxq->rearm);
 	const __m128i min_len = _mm_set1_epi32(hdr_size);
 	const __m128i hdr = _mm_set1_epi32(hdr_size);
-	const __m128i in_len = _mm_set1_epi32((int)rxq->buf_in_len);
 	uint64_t sum = 0;
 	uint16_t i;
 
@@ -77,9 +76,7 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 		/* lens <= the buffer's writable length < 2^31: signed compare */
 		if (_mm_movemask_epi8(_mm_cmpgt_epi32(min_len, l)) != 0)
 			break;
-		/* Mergeable: a group of buffers the device did not fill is four
-		 * whole packets (vnapi_rx_hdr_unread()); else the headers say. */
-		if (mrg && _mm_movemask_epi8(_mm_cmpgt_epi32(in_len, l)) != 0xffff) {
+		if (mrg) {
 			const size_t off = RTE_PKTMBUF_HEADROOM - hdr_size +
 					   offsetof(struct vnapi_net_hdr, num_buffers);
 			uint16_t nb0, nb1, nb2, nb3;
