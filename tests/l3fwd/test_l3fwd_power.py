@@ -354,13 +354,32 @@ def check_queues(res, f, traffic):
           'the port sent exactly what the peer got back: tx_good_packets %s, tx_good_bytes %s '
           '(peer: %d frames of %d bytes)' % ((xs or {}).get('tx_good_packets'),
                                               (xs or {}).get('tx_good_bytes'), back, FRAME_LEN), f)
+    # The reference only: warm-up frames the peer sent and never got back may be ones
+    # net_virtio_user dropped unseen: its dev_start flushes what the rx ring already
+    # holds ("Flush the old packets"), and net_vhost may enqueue a warm-up frame once
+    # the vring is ready, before that flush (seen once in CI: rx_q0_good_packets 2 of
+    # 3 sent, warm-up 1/2 back). The deficit must be exactly such frames: at most the
+    # unreturned warm-ups, over all queues. net_vnapi drops nothing: exact.
+    wb, _, ws = str(p.get('warmup', '0/0')).partition('/')
+    warm_unreturned = max(0, int(ws or 0) - int(wb or 0)) if res['frontend'] != 'vnapi' else 0
+    deficit = 0
     for q in range(nq):
         sent = p.get('q%d_sent' % q)
         good, nbytes = qx(xs, q, 'good_packets'), qx(xs, q, 'good_bytes')
-        check(sent is not None and good == sent and nbytes == FRAME_LEN * sent,
+        short = (sent - good) if sent is not None and good is not None else None
+        exact = short == 0
+        if not exact and short is not None and 0 < short <= warm_unreturned - deficit:
+            deficit += short
+            print('  info: rx queue %d: %d frame(s) short, within the %d warm-up frame(s) '
+                  'never returned: dropped by %s\'s start-time rx flush'
+                  % (q, short, warm_unreturned, res['frontend']), flush=True)
+            exact = True
+        check(sent is not None and exact and nbytes == FRAME_LEN * good,
               'rx queue %d received exactly what net_vhost sent on its tx queue %d '
-              '(rx_q%d_good_packets %s, rx_q%d_good_bytes %s; sent %s)'
-              % (q, q, q, good, q, nbytes, sent), f)
+              '(rx_q%d_good_packets %s, rx_q%d_good_bytes %s; sent %s%s)'
+              % (q, q, q, good, q, nbytes, sent,
+                 '' if short in (0, None) else ', %d unreturned warm-up frame(s) may be '
+                 'missing for %s' % (warm_unreturned, res['frontend'])), f)
         if res['frontend'] != 'vnapi':
             continue
         un = qx(xs, q, 'intr_unnotified_work')
