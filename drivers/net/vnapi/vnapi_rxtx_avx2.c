@@ -61,7 +61,6 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 	const uint16_t hdr_size = rxq->hdr_size;
 	const __m256i tmpl = _mm256_set_epi64x(0, 0, (long long)rxq->ol_flags,
 					       (long long)rxq->rearm);
-	const __m128i min_len = _mm_set1_epi32(hdr_size);
 	const __m128i hdr = _mm_set1_epi32(hdr_size);
 	uint64_t sum = 0;
 	uint16_t i;
@@ -74,7 +73,7 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 		__m128i d;
 
 		/* lens <= the buffer's writable length < 2^31: signed compare */
-		if (_mm_movemask_epi8(_mm_cmpgt_epi32(min_len, l)) != 0)
+		if (_mm_movemask_epi8(_mm_cmpgt_epi32(hdr, l)) != 0)
 			break;
 		if (mrg) {
 			const size_t off = RTE_PKTMBUF_HEADROOM - hdr_size +
