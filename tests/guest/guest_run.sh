@@ -136,7 +136,8 @@ vg_run() {
     # CPU time of every thread so far (utime + stime, clock ticks), for the benchmark.
     cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu 2>/dev/null
     kill -INT $pid 2>/dev/null
-    end=$(( $(date +%s) + 10 ))
+    t_int=$(date +%s)
+    end=$(( t_int + 10 ))
     while kill -0 $pid 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
         sleep 0.1
     done
@@ -145,7 +146,7 @@ vg_run() {
     rc=$?
     exec 9<&-
     echo $rc > $VG_OUT/$name.rc.tmp && mv $VG_OUT/$name.rc.tmp $VG_OUT/$name.rc  # whole, never half-written
-    vg_log "$name: exit $rc"
+    vg_log "$name: exit $rc, $(( $(date +%s) - t_int )) s after SIGINT"
 }
 
 vg_log "start $(uname -r), $(nproc) CPUs"

@@ -465,7 +465,11 @@ class Guest:
                                  self.read(job + '.log')[-3000:]))
             time.sleep(0.05)
 
-    def stop_job(self, job, timeout=30):
+    def stop_job(self, job, timeout=90):
+        # The guest gives the job 10 s after SIGINT, then SIGKILL, and a
+        # SIGKILL waits for whatever the kernel is doing for the process.
+        # Once (guest_virtio, testpmd had printed "Done") no rc came within
+        # 30 s; the guest log now says how long each exit took.
         open(self.path(job + '.stop'), 'w').close()
         self.wait_file(job + '.rc', timeout)
         return int(self.read(job + '.rc').strip() or -1), self.read(job + '.log')
