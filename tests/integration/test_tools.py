@@ -75,7 +75,13 @@ def primary(s, plugin, fwd_bin):
     backend, sock = h.start_backend(s.workdir, deadline=240.0)
     s.add(backend)
     prefix = h.unique('t')
+    # A secondary maps the primary's memory at the primary's addresses. EAL's
+    # default hint (4 GiB) falls in ASan's shadow under the sanitized run, so
+    # the kernel placed it among the shared libraries, where a secondary's
+    # own mappings can already be ("Cannot reserve 17179869184 bytes at
+    # [0x7f6fb6200000]", once). 32 TiB is free in both, with ASan or without.
     argv = [fwd_bin, '--no-pci', '--lcores', '0@1', '--file-prefix', prefix,
+            '--base-virtaddr=0x200000000000',
             '--single-file-segments', '-m', str(FWD_MB), '--log-level=lib.eal:notice',
             '-d', plugin, '--vdev', 'net_vnapi0,path=%s' % sock,
             '--', '--config', '(0,0,0)', '--mode', 'poll', '--fwd', 'io', '--duration', '200']
