@@ -651,9 +651,10 @@ def guard_verdict(plan, results):
                 verdict = 'goal met'
             else:
                 verdict = 'BELOW GOAL (%s)' % ', '.join(
-                    s for s in ('best %.2f < %.2f' % (rb, GUARD_GOAL_BEST)
+                    # three decimals: 1.0958 must not read "1.10 < 1.10"
+                    s for s in ('best %.3f < %.2f' % (rb, GUARD_GOAL_BEST)
                                 if rb < GUARD_GOAL_BEST else '',
-                                'median %.2f < %.2f' % (rm, GUARD_GOAL_MEDIAN)
+                                'median %.3f < %.2f' % (rm, GUARD_GOAL_MEDIAN)
                                 if rm < GUARD_GOAL_MEDIAN else '') if s)
             if 'vnapi_prev' in a:
                 if pb is None:
