@@ -434,8 +434,10 @@ def matrix_run(con, cell, seconds, warmup, mem):
                 res['paths'] = sorted({m.group(1) for ln, m in
                                        fe.find_all(r'virtio: using (.*?) path')})
             else:
-                m = fe.find_all(r'features 0x[0-9a-f]+ \(([^)]*)\)')
-                res['features'] = m[0][1].group(1) if m else None
+                # What the device serves: the line at start (the probe's
+                # still has the offloads the application left off).
+                m = fe.find_all(r'started with features 0x[0-9a-f]+ \(([^)]*)\)')
+                res['features'] = m[-1][1].group(1) if m else None
             fe.stop()
             backend.stop()
     except Exception as e:   # a driver that fails must not stop the matrix

@@ -26,7 +26,7 @@
 #include "vnapi_transport.h"
 
 void
-vnapi_backend_log_features(const struct rte_eth_dev *dev)
+vnapi_backend_log_features(const struct rte_eth_dev *dev, const char *when)
 {
 	const struct vnapi_hw *hw = dev->data->dev_private;
 	const struct vnapi_proc *proc = dev->process_private;
@@ -43,9 +43,9 @@ vnapi_backend_log_features(const struct rte_eth_dev *dev)
 		if (off >= sizeof(buf))
 			break;
 	}
-	VNAPI_INIT_LOG(INFO, "%s: %s: features 0x%" PRIx64 " (%s), protocol features 0x%" PRIx64
+	VNAPI_INIT_LOG(INFO, "%s: %s: %sfeatures 0x%" PRIx64 " (%s), protocol features 0x%" PRIx64
 		       ", header %u bytes, device allows %u queue pairs",
-		       dev->data->name, proc->ops->name, hw->features, buf,
+		       dev->data->name, proc->ops->name, when, hw->features, buf,
 		       hw->protocol_features, hw->hdr_size, hw->max_queue_pairs);
 }
 
@@ -394,6 +394,9 @@ vnapi_backend_start(struct rte_eth_dev *dev)
 		ret = ops->set_memory(dev);
 	if (ret != 0)
 		goto err;
+	/* The probe's line names the devargs' ceiling; this one what the
+	 * device serves now (offloads the application left off are out). */
+	vnapi_backend_log_features(dev, "started with ");
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct vnapi_rxq *rxq = dev->data->rx_queues[q];

@@ -62,7 +62,10 @@ int vnapi_backend_start(struct rte_eth_dev *dev);
  */
 void vnapi_backend_stop(struct rte_eth_dev *dev);
 
-/** Log the negotiated features once (probe). */
-void vnapi_backend_log_features(const struct rte_eth_dev *dev);
+/**
+ * Log the features negotiated with the device (INFO): at probe (the devargs'
+ * ceiling, @p when "") and at every start ("started with ").
+ */
+void vnapi_backend_log_features(const struct rte_eth_dev *dev, const char *when);
 
 #endif /* _VNAPI_BACKEND_H_ */

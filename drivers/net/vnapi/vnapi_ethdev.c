@@ -870,9 +870,11 @@ vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket)
 	ret = vnapi_conn_probe(dev);
 	if (ret != 0)
 		goto err_release;
-	/* A server's back end has not connected yet: nothing negotiated to log. */
+	/* A server's back end has not connected yet: nothing negotiated to log.
+	 * Offloads the application does not enable are dropped at configure:
+	 * the line at start says what the device serves. */
 	if (!hw->params.server)
-		vnapi_backend_log_features(dev);
+		vnapi_backend_log_features(dev, "");
 
 	/* The devargs' MAC wins; else the device's (virtio-pci with F_MAC,
 	 * read while connecting); else a random one. */
