@@ -31,8 +31,6 @@ import signal
 import sys
 import time
 
-# The shared python code (tests/lib/vnapitools).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
 from vnapitools import harness as h  # noqa: E402
 from vnapitools.procfs import system_busy  # noqa: E402
 

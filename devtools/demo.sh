@@ -49,4 +49,4 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "demo.sh: build directory '$bu
 # interpreter: use that one even when another python3 comes first in PATH.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-PYTHONPATH="$top/tests/lib" exec "$py" "$top/devtools/demo.py" --build "$build" "${args[@]}"
+PYTHONPATH="$top/devtools" exec "$py" "$top/devtools/demo.py" --build "$build" "${args[@]}"

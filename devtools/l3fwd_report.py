@@ -25,8 +25,6 @@ import subprocess
 import sys
 import tempfile
 
-# The shared python code (tests/lib/vnapitools).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
 from vnapitools import perfdoc  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,8 +55,8 @@ def build_env(build):
     for k, v in paths.items():
         if not v or not os.path.exists(v):
             sys.exit('%s not found in %s: build with integration tests first' % (k, build))
-    # The test imports vnapitools from tests/lib/, as under meson.
-    pythonpath = os.pathsep.join(p for p in (os.path.join(TOP, 'tests', 'lib'),
+    # The test imports vnapitools from devtools/, as under meson.
+    pythonpath = os.pathsep.join(p for p in (os.path.join(TOP, 'devtools'),
                                              os.environ.get('PYTHONPATH')) if p)
     env = dict(os.environ, PYTHONUNBUFFERED='1', PYTHONPATH=pythonpath, **paths)
     return env

@@ -64,7 +64,7 @@ import sys
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(TOP, 'tests', 'lib'), os.path.join(TOP, 'tests', 'l3fwd'),
+sys.path[:0] = [os.path.join(TOP, 'devtools'), os.path.join(TOP, 'tests', 'l3fwd'),
                 os.path.join(TOP, 'tests', 'napi_fwd')]
 
 from vnapitools import perfdoc  # noqa: E402

@@ -49,7 +49,7 @@ and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p9
 "## Latency at sparse load", between its own markers.
 
 Every process: --no-pci, its own --file-prefix, pinned lcores (peer CPU 0, forwarder CPU 1),
---no-huge -m 512, a deadline, ended by PID (tests/lib/vnapitools/harness.py). The plugin is copied
+--no-huge -m 512, a deadline, ended by PID (devtools/vnapitools/harness.py). The plugin is copied
 under /run/vnapi (EAL refuses -d paths under world-writable directories).
 
 Usage:
@@ -75,8 +75,6 @@ import subprocess
 import sys
 import time
 
-# The shared python code (tests/lib/vnapitools).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
 from vnapitools import harness as h  # process handling, plugin copy
 from vnapitools import perfdoc  # noqa: E402
 from vnapitools.harness import telemetry  # noqa: E402

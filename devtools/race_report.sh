@@ -12,7 +12,7 @@
 #
 # Usage: devtools/race_report.sh [--doc] [BUILD_DIR]   (default: <top>/build)
 # --doc: also write the table as section "race" of doc/performance.md
-# (tests/lib/vnapitools/perfdoc.py), only when every run completed.
+# (devtools/vnapitools/perfdoc.py), only when every run completed.
 # Environment: RACE_ROUNDS (default 200), RACE_TIMEOUT_MS (default 50).
 # Exit status: 0 when every run completed (lost wakeups are reported, not
 # judged: the meson tests race_* do the judging).
@@ -99,7 +99,7 @@ when it returns -EAGAIN), median over the rounds."
         echo
         table
         echo
-    } | PYTHONPATH="$top/tests/lib${PYTHONPATH:+:$PYTHONPATH}" python3 -m vnapitools.perfdoc \
+    } | PYTHONPATH="$top/devtools${PYTHONPATH:+:$PYTHONPATH}" python3 -m vnapitools.perfdoc \
         --doc "$doc" --id race --title "Rx interrupt arming race" --command "$cmd" \
         --intro "$intro" || status=1
 fi

@@ -57,7 +57,6 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
 from vnapitools import harness as h  # noqa: E402
 
 RESTART_EVERY_S = 20

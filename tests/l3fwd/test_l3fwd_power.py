@@ -53,7 +53,7 @@ difference is printed.
 
 No run is repeated: every check fails the first (and only) run it fails in.
 
-Process management (DpdkProcess, plugin copy) comes from tests/lib/vnapitools/harness.py.
+Process management (DpdkProcess, plugin copy) comes from devtools/vnapitools/harness.py.
 """
 
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Unit test of the parts of tests/lib/vnapitools/harness.py that need no DPDK process: the
+"""Unit test of the parts of devtools/vnapitools/harness.py that need no DPDK process: the
 testpmd statistics parsers (one block reader behind all three) and run_checks(), which turns a
 test body's outcome into PASS/FAIL and the script's exit code."""
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Unit test of tests/lib/vnapitools/perfdoc.py, the writer of doc/performance.md sections, and
+"""Unit test of devtools/vnapitools/perfdoc.py, the writer of doc/performance.md sections, and
 of the markers in doc/performance.md itself (every generated section found exactly once)."""
 
 import os

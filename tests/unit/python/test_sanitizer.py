@@ -23,7 +23,7 @@ UBSAN_LINE = '../drivers/net/vnapi/vnapi_rxtx.c:330:13: runtime error: signed in
 
 def wrapped(code):
     """Run python code under the wrapper; return (exit status, output)."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(TOP, 'tests', 'lib'))
+    env = dict(os.environ, PYTHONPATH=os.path.join(TOP, 'devtools'))
     # The sanitized unit run's own options (detect_leaks=1) would win over the wrapper's and
     # report the interpreter's leaks: the wrapper's defaults are what is tested.
     for k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'VNAPI_SANITIZER_DIR'):
