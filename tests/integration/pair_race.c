@@ -94,6 +94,8 @@ enum race_xstat {
 	XS_UNNOTIFIED,
 	XS_LATE,
 	XS_RACED,
+	XS_RESC_UN,
+	XS_AWAKE,
 	XS_PPN,
 	XS_MAX,
 };
@@ -111,6 +113,8 @@ static const struct {
 	[XS_UNNOTIFIED] = { "intr_unnotified_work", "unnotified" },
 	[XS_LATE] = { "intr_late_notifications", "late" },
 	[XS_RACED] = { "intr_raced_disarms", "raced" },
+	[XS_RESC_UN] = { "intr_rescues_unannounced", "rescues_unannounced" },
+	[XS_AWAKE] = { "intr_awake_packets", "awake_packets" },
 	[XS_PPN] = { "intr_packets_per_notification", "packets_per_notification" },
 };
 
@@ -622,6 +626,14 @@ race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
 		peer_tap(d[XS_UNNOTIFIED] == 0,
 			 "xstats: %" PRIu64 " armed waits ended with unannounced work (a rescue is no such wait)",
 			 d[XS_UNNOTIFIED]);
+	if (have[XS_RESC_UN])
+		peer_tap(d[XS_RESC_UN] == res->signal,
+			 "xstats: %" PRIu64 " unannounced rescues, %lu rounds woken by the driver's own signal",
+			 d[XS_RESC_UN], res->signal);
+	if (have[XS_AWAKE])
+		peer_tap(d[XS_AWAKE] == 0,
+			 "xstats: %" PRIu64 " awake packets (every packet arrived before its arm)",
+			 d[XS_AWAKE]);
 	race_check_others(x0, x1, "rounds");
 	return peer_failed() ? -1 : 0;
 }
@@ -702,6 +714,57 @@ race_detector_wait(const char *what, unsigned int wait_us, uint64_t late_write,
 }
 
 /*
+ * A packet that arrives while the queue is disarmed after a wait that timed
+ * out with nothing to do (l3fwd-power awake between its epoll timeout and
+ * its next arm): arm the empty queue, wait RACE_AWAKE_WAIT_MS for nothing,
+ * disarm, then the back end transmits one packet and we receive it. It is
+ * owed no interrupt: exactly awake_packets +1, no notification, no wakeup,
+ * nothing unnotified, late, raced or rescued.
+ */
+#define RACE_AWAKE_WAIT_MS 5
+
+static int
+race_detector_awake(struct race_xstats *a, struct race_xstats *b)
+{
+	struct rte_epoll_event ev[1];
+	int n;
+
+	if (rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0)
+		return peer_fail("detector awake: rx_intr_disable failed");
+	if (race_fe_drain() != 0)
+		return peer_fail("detector awake: unexpected packets in the front end's rx queue");
+	(void)rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, 0);
+	if (race_xstats_read(a) != 0)
+		return -1;
+	if (rte_eth_dev_rx_intr_enable(pair.fe_port, race_q) != 0)
+		return peer_fail("detector awake: arming an empty queue failed");
+	n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 1, RACE_AWAKE_WAIT_MS);
+	if (n != 0)
+		return peer_fail("detector awake: the empty armed queue woke the waiter (%d)", n);
+	if (rte_eth_dev_rx_intr_disable(pair.fe_port, race_q) != 0)
+		return peer_fail("detector awake: rx_intr_disable failed");
+	if (race_tx_one(pair.be_port, pair.pools.mp[POOL_BE_TX], RACE_DETECTOR_SEQ,
+			PAIR_BE_TO_FE, "detector back end tx") != 0 ||
+	    race_rx_one(pair.fe_port, RACE_DETECTOR_SEQ, PAIR_BE_TO_FE, "detector front end rx") != 0)
+		return -1;
+	*b = *a;
+	if (race_xstats_read(b) != 0)
+		return -1;
+	peer_tap(RACE_D(*b, *a, XS_AWAKE) == 1 && RACE_D(*b, *a, XS_NOTIFICATIONS) == 0 &&
+		 RACE_D(*b, *a, XS_WAKEUPS) == 0 && RACE_D(*b, *a, XS_UNNOTIFIED) == 0 &&
+		 RACE_D(*b, *a, XS_LATE) == 0 && RACE_D(*b, *a, XS_RACED) == 0 &&
+		 RACE_D(*b, *a, XS_RESC_UN) == 0,
+		 "detector: a packet after a wait that timed out empty is an awake packet on queue %u: awake +%" PRIu64
+		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", unnotified +%" PRIu64 ", late +%" PRIu64
+		 ", raced +%" PRIu64 ", unannounced rescues +%" PRIu64 " (expected +1 and +0 for the rest)",
+		 race_q, RACE_D(*b, *a, XS_AWAKE), RACE_D(*b, *a, XS_NOTIFICATIONS),
+		 RACE_D(*b, *a, XS_WAKEUPS), RACE_D(*b, *a, XS_UNNOTIFIED), RACE_D(*b, *a, XS_LATE),
+		 RACE_D(*b, *a, XS_RACED), RACE_D(*b, *a, XS_RESC_UN));
+	race_check_others(a, b, "detector");
+	return peer_failed() ? -1 : 0;
+}
+
+/*
  * The lost-wakeup detector (rx_qN_intr_unnotified_work) on queue race_q, by
  * the three verdicts the driver gives a disarm that finds unannounced work:
  *  - lost: armed past 1 ms, and no notification by the next arm: exactly
@@ -752,6 +815,9 @@ race_detector(const struct race_result *res, const struct race_xstats *xl)
 		 ", wakeups +%" PRIu64 ", late +%" PRIu64, race_q, RACE_D(b, a, XS_RACED),
 		 RACE_D(b, a, XS_UNNOTIFIED), RACE_D(b, a, XS_NOTIFICATIONS),
 		 RACE_D(b, a, XS_WAKEUPS), RACE_D(b, a, XS_LATE));
+	a = b;
+	if (race_detector_awake(&a, &b) != 0)
+		return -1;
 	return peer_failed() ? -1 : 0;
 }
 

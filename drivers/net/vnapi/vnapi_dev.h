@@ -104,6 +104,20 @@ struct vnapi_intr_stats {
 	uint64_t raced;          /**< Disarms within VNAPI_INTR_WAIT_MIN_US of the arm
 				  *   that found unannounced work: work that raced the
 				  *   arming (the application disarmed on its own). */
+	uint64_t rescues_unannounced; /**< Disarms of an armed queue that read only
+				  *   the driver's own rescue signal: work the re-check
+				  *   at arming found and the device never announced. */
+	uint64_t awake_packets;  /**< Packets that arrived while the queue was
+				  *   disarmed: received after a disarm that found
+				  *   neither work nor a notification, up to the next
+				  *   arm. No interrupt was owed for them. */
+};
+
+/** Which packets the rx burst counts, from a disarm to the next arm. */
+enum vnapi_rx_window {
+	VNAPI_RXW_NONE = 0,   /**< None. */
+	VNAPI_RXW_WAKE,       /**< After a wakeup: wakeup_packets (and spurious). */
+	VNAPI_RXW_AWAKE,      /**< After a disarm that found nothing: awake_packets. */
 };
 
 /**
@@ -140,7 +154,7 @@ struct vnapi_rxq {
 	uint64_t ol_flags;
 	bool parse_ptype;             /**< Software packet-type parsing (rte_eth_dev_set_ptypes). */
 	uint32_t ol;                  /**< Negotiated rx offloads (VNAPI_OL_*): 0, the header is not read. */
-	bool wake_window;             /**< Between a wakeup and the next arm. */
+	uint8_t rx_window;            /**< enum vnapi_rx_window, until the next arm. */
 	bool wake_first_poll;         /**< The first poll after a wakeup is still to come. */
 	uint32_t own_signals;         /**< Our rescue writes not yet read back from the eventfd. */
 	bool unnotified_suspect;      /**< The last disarm, after a wait, found unannounced

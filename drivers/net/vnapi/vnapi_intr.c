@@ -130,7 +130,7 @@ vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
 		rxq->armed_tsc = rte_get_tsc_cycles();
 		vnapi_intr_judge_suspect(proc, rxq);
 	}
-	rxq->wake_window = false;
+	rxq->rx_window = VNAPI_RXW_NONE;
 	rxq->wake_first_poll = false;
 	/* Store of used_event / the flag, then (inside virtq_poll) a full
 	 * barrier, then the load of the used index: pairs with the back end's
@@ -199,6 +199,15 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 				rxq->istats.raced++;
 			else
 				rxq->unnotified_suspect = true;
+		} else if (armed && own != 0) {
+			/* Woken by our own rescue alone: the device never
+			 * announced the work the re-check found. */
+			rxq->istats.rescues_unannounced++;
+		} else if (armed && !pending) {
+			/* Nothing arrived while armed (the application's wait
+			 * timed out): what the polls find until the next arm
+			 * arrived while disarmed, no interrupt owed. */
+			rxq->rx_window = VNAPI_RXW_AWAKE;
 		}
 		return 0;
 	}
@@ -208,14 +217,18 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 	if (!armed)
 		return 0;
 	rxq->istats.wakeups++;
-	rxq->wake_window = true;
+	rxq->rx_window = VNAPI_RXW_WAKE;
 	rxq->wake_first_poll = true;
 	return 0;
 }
 
 void
-vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
+vnapi_rx_window_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
 {
+	if (rxq->rx_window == VNAPI_RXW_AWAKE) {
+		rxq->istats.awake_packets += nb_rx;
+		return;
+	}
 	if (rxq->wake_first_poll) {
 		rxq->wake_first_poll = false;
 		if (nb_rx == 0)

@@ -26,6 +26,6 @@ int vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
 int vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
 
 /** Called by the rx bursts while a wakeup window is open (rare branch). */
-void vnapi_rx_wake_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
+void vnapi_rx_window_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
 
 #endif /* _VNAPI_INTR_H_ */

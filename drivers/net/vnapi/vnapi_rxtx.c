@@ -238,8 +238,8 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 	}
 	if (rxq->parse_ptype)
 		vnapi_rx_parse_ptypes(rx_pkts, nb_rx);
-	if (unlikely(rxq->wake_window))
-		vnapi_rx_wake_account(rxq, nb_rx);
+	if (unlikely(rxq->rx_window != VNAPI_RXW_NONE))
+		vnapi_rx_window_account(rxq, nb_rx);
 	if (virtq_num_free(rxq->vq) >= VNAPI_RX_REFILL_THRESH)
 		vnapi_rxq_refill(rxq);
 }

@@ -122,6 +122,8 @@ static const struct vnapi_xstat vnapi_rxq_xstats[] = {
 	VNAPI_ISTAT("intr_unnotified_work", unnotified),
 	VNAPI_ISTAT("intr_late_notifications", late),
 	VNAPI_ISTAT("intr_raced_disarms", raced),
+	VNAPI_ISTAT("intr_rescues_unannounced", rescues_unannounced),
+	VNAPI_ISTAT("intr_awake_packets", awake_packets),
 	{ "intr_packets_per_notification", VNAPI_XS_PPN, 0 },
 };
 
