@@ -41,6 +41,7 @@
 #include "vnapi_backend.h"
 #include "vnapi_conn.h"
 #include "vnapi_dev.h"
+#include "vnapi_gate.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"

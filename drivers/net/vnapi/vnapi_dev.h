@@ -33,7 +33,6 @@
 #include "vnapi_compat.h"
 #include "vnapi_devargs.h"
 #include "vnapi_features.h"
-#include "vnapi_gate.h"
 #include "vnapi_net_hdr.h"
 
 struct vnapi_transport_ops;
@@ -64,6 +63,16 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 #define VIRTIO_STATUS_DRIVER      2
 #define VIRTIO_STATUS_DRIVER_OK   4
 #define VIRTIO_STATUS_FEATURES_OK 8
+
+/**
+ * A queue's datapath gate (vnapi_gate.h): the burst functions enter it and
+ * leave it; the control path closes it (and waits until the lcore has left)
+ * before it touches the ring, opens it once the ring is served again.
+ */
+struct vnapi_gate {
+	uint8_t busy; /**< Written by the datapath lcore only. */
+	uint8_t off;  /**< Written by the control path only. */
+};
 
 /** Per-queue counters; exported as xstats by a {name, offsetof} table. */
 struct vnapi_queue_stats {

@@ -29,6 +29,7 @@
 #include "vnapi_backend.h"
 #include "vnapi_conn.h"
 #include "vnapi_ethdev.h"
+#include "vnapi_gate.h"
 #include "vnapi_intr.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"

@@ -28,17 +28,9 @@
 
 #include <rte_branch_prediction.h>
 
-struct rte_eth_dev;
+#include "vnapi_dev.h"    /* struct vnapi_gate, a member of every queue */
 
-/**
- * A queue's datapath gate: the burst functions enter it and leave it; the
- * control path closes it (and waits until the lcore has left) before it
- * touches the ring, opens it once the ring is served again.
- */
-struct vnapi_gate {
-	uint8_t busy; /**< Written by the datapath lcore only. */
-	uint8_t off;  /**< Written by the control path only. */
-};
+struct rte_eth_dev;
 
 /** Set up a new queue's gate closed (queue setup). */
 void vnapi_gate_init_closed(struct vnapi_gate *g);

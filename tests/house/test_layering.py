@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""The driver's files form no cycle: no vnapi_X.c includes vnapi_Y.h while vnapi_Y.c includes
-vnapi_X.h (a module's header is its interface; a cycle means two concerns that cannot be read,
-tested or replaced apart). That reading of an include holds only when a header is named for the
-file that defines what it declares, so that is checked too: a header whose functions are defined
-in another file would hide an arrow. lib/ never includes the driver.
+"""The driver's modules form no cycle. A module is a name: vnapi_X.c and vnapi_X.h together
+(or either alone); it depends on every module whose header vnapi_X.c or vnapi_X.h includes. No
+module may depend, directly or through others, on one that depends on it (a module's header is
+its interface; a cycle means two concerns that cannot be read, tested or replaced apart): a
+header that includes another counts as much as a .c file does. That reading of an include
+holds only when a header is named for the file that defines what it declares, so that is
+checked too: a header whose functions are defined in another file would hide an arrow. lib/
+never includes the driver.
 Usage: test_layering.py SRCROOT."""
 
 import os
@@ -17,13 +20,14 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)\.h"', re.M)
 
 
 def module_includes(directory):
-    """{module: set of other modules whose header its .c file includes} for every .c file."""
+    """{module: set of the other modules whose header its .c or .h file includes}, for every
+    .c and .h file of directory (a module is the name without .c or .h)."""
     mods = {}
     for name in sorted(os.listdir(directory)):
-        if name.endswith('.c'):
+        if name.endswith(('.c', '.h')):
             with open(os.path.join(directory, name)) as f:
-                mods[name[:-2]] = set(INCLUDE_RE.findall(f.read())) - {name[:-2]}
-    return {m: {h for h in inc if h in mods} for m, inc in mods.items()}
+                mods.setdefault(name[:-2], set()).update(INCLUDE_RE.findall(f.read()))
+    return {m: {h for h in inc if h in mods and h != m} for m, inc in mods.items()}
 
 
 DECL_RE = re.compile(r'^(?!static\b)[A-Za-z_][^;{}()#]*?\b([a-z][a-z0-9_]*)\s*\(', re.M)
@@ -82,7 +86,7 @@ def map_up_arrows(design_text, directory):
     order = [m[:-2] for m in re.findall(r'^\s+(vnapi_[a-z0-9_]+\.c)\b', blk, re.M)]
     pos = {m: i for i, m in enumerate(order)}
     graph = module_includes(directory)
-    missing = sorted(m + '.c' for m in graph if m not in pos)
+    missing = sorted(n for n in os.listdir(directory) if n.endswith('.c') and n[:-2] not in pos)
     up = sorted((m + '.c', h + '.h') for m in graph for h in graph[m]
                 if m in pos and h in pos and pos[h] < pos[m])
     return up, missing
@@ -96,6 +100,20 @@ class Layering(unittest.TestCase):
         self.assertEqual(cycles({'a': {'b'}, 'b': {'a'}}), [['a', 'b', 'a']])
         self.assertEqual(len(cycles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}})), 1)
         self.assertEqual(cycles({'a': {'b'}, 'b': set()}), [])
+
+    def test_finds_a_cycle_through_a_header(self):
+        # a.h includes b.h (a struct of b inside one of a), b.c includes a.h: a cycle that
+        # no .c file shows on its own.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for fname, text in (('a.h', '#include "b.h"\n'), ('a.c', '#include "a.h"\n'),
+                                ('b.h', ''), ('b.c', '#include "a.h"\n#include "b.h"\n'),
+                                ('c.c', '#include "a.h"\n')):
+                with open(os.path.join(d, fname), 'w') as f:
+                    f.write(text)
+            g = module_includes(d)
+            self.assertEqual(g, {'a': {'b'}, 'b': {'a'}, 'c': {'a'}})
+            self.assertEqual(cycles(g), [['a', 'b', 'a']])
 
     def test_finds_a_misnamed_header(self):
         import tempfile
@@ -122,7 +140,7 @@ class Layering(unittest.TestCase):
     def test_driver_has_no_file_cycle(self):
         g = module_includes(os.path.join(self.root, 'drivers', 'net', 'vnapi'))
         self.assertGreater(len(g), 10)
-        self.assertEqual(cycles(g), [], 'driver files that include each other')
+        self.assertEqual(cycles(g), [], 'driver modules that include each other (.c or .h)')
 
     def test_libs_do_not_include_the_driver(self):
         drv = os.path.join(self.root, 'drivers', 'net', 'vnapi')
