@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Throughput benchmark: net_vnapi vs net_virtio_user against DPDK's net_vhost (testpmd both
-sides). Not a test: it prints a markdown table and updates the benchmark section of
-doc/performance.md.
+sides). Not a test: it prints a markdown table and publishes it as section bench of
+doc/performance.md (vnapitools.perfdoc: doc/results/bench.json, with the tree, the date, the
+machine and the command; a smoke run sets VNAPI_PERFDOC_DIR=<scratch dir> or passes --no-doc).
 
 Cells: packet size {64, 1518} x direction {front-end txonly -> backend rxonly,
 backend txonly -> front-end rxonly}. In every cell the drivers ALTERNATE run by run (A B B A A B
@@ -18,10 +19,10 @@ median of the per-run medians, best sample overall; ratio vnapi / virtio_user.
 Usage: devtools/bench.py [--build DIR] [--runs N] [--seconds S] [--queue-size N] [--quick]
                          [--sizes 64,1518] [--doc PATH | --no-doc]
 
---matrix: the benchmark matrix (section "## Benchmark matrix" of doc/performance.md, its own
-markers): {split, packed} x {64, 1518 B} x {front-end txonly -> backend rxonly, backend txonly
--> front-end rxonly, backend flowgen <-> front-end io}, 1 queue pair, mergeable on, 5 runs per
-driver; secondary cells (3 runs): mergeable off, 512 B, 2 queue pairs. net_vnapi against
+--matrix: the benchmark matrix (section bench-matrix of doc/performance.md): {split, packed} x
+{64, 1518 B} x {front-end txonly -> backend rxonly, backend txonly -> front-end rxonly, backend
+flowgen <-> front-end io}, 1 queue pair, mergeable on, 5 runs per driver; secondary cells (3
+runs): mergeable off, 512 B, 2 queue pairs. net_vnapi against
 net_virtio_user with its best devargs for the cell; medians, best samples, ratio, bottleneck
 side (sender TX-dropped vs receiver RX-dropped), cycles/packet of the front end's forwarding
 core. A failing driver (probe error, no link, no traffic, hang) is recorded in its cell and the
@@ -40,9 +41,9 @@ net_vnapi loaded from an earlier build (PATH, or the plugin devtools/build-rev.s
 
 --guard: the regression guard, a --matrix shortcut: the six 64 B core cells ('split-64-*,
 packed-64-*'), 5 runs per contender, vnapi vs virtio_user vs vnapi_prev, where --against
-defaults to the previous benchmarked commit (the Tree of the last guard section of
-doc/performance.md, else the newest tag, else HEAD~1). Prints and writes (section "## Regression
-guard") a verdict per cell: goal vnapi/virtio_user best >= 1.10 and median >= 1.05; "slower than
+defaults to the previous benchmarked commit (the tree of the stored guard result,
+doc/results/bench-guard.json, else the newest tag, else HEAD~1). Prints and publishes (section
+bench-guard) a verdict per cell: goal vnapi/virtio_user best >= 1.10 and median >= 1.05; "slower than
 prev" when both vnapi/vnapi_prev ratios are < 1.00. A slow cell is reported, not an error: the
 exit status is non-zero only for bad arguments, a failed build or a failed run.
 
@@ -56,7 +57,6 @@ import fnmatch
 import json
 import math
 import os
-import platform
 import re
 import shlex
 import statistics
@@ -269,9 +269,9 @@ def vu_best(cell):
 
 VU_CHOICE_NOTE = """
 Chosen by `devtools/bench.py --matrix --vu-explore` (2-3 alternating 4-s runs per candidate,
-2026-11-29, 64 B cells, other engineers' jobs on the same 2 vCPUs: many runs got 30-70 % of a
-core, so the choice rests on the runs whose forwarding core got ~100 % and on which rx/tx
-functions net_virtio_user reports, `--log-level=pmd.net.virtio.init:info`):
+64 B cells, other jobs on the same 2 vCPUs: many runs got 30-70 % of a core, so the choice
+rests on the runs whose forwarding core got ~100 % and on which rx/tx functions
+net_virtio_user reports, `--log-level=pmd.net.virtio.init:info`):
 
 - **split, every cell: `in_order=1`** (22.11's default; "inorder Rx; inorder Tx").
   `in_order=0` ("mergeable buffer Rx; standard Tx") was slower or equal in every cell:
@@ -559,39 +559,28 @@ def tree_state():
                                                           'drivers', 'lib'))
 
 
-def tree_note():
-    """The guard section's Tree: HEAD's hash (+ uncommitted changes)."""
-    head, dirty = tree_state()
-    return head + (' (+ uncommitted changes)' if dirty else '')
-
-
 def last_guard_tree(doc):
-    """The commit of the last guard run: the '- Tree: HASH' line of doc's bench-guard section."""
+    """The commit of the last guard run: the tree of the stored bench-guard result."""
     try:
-        with open(doc) as f:
-            text = f.read()
-    except OSError:
+        r = perfdoc.load('bench-guard', perfdoc.paths(doc)[1])
+    except (OSError, ValueError):
         return None
-    begin = text.find('<!-- BEGIN perf:bench-guard:')
-    end = text.find(perfdoc.end_marker('bench-guard'), begin)
-    if begin < 0 or end < 0:
-        return None
-    t = re.search(r'^- Tree: `?([0-9a-f]{40})\b', text[begin:end], re.M)
-    return t.group(1) if t else None
+    return r['tree'] if r else None
 
 
 def default_against(doc):
-    """(rev, why): the previous benchmarked commit (the last guard section's Tree), else the
-    newest tag, else HEAD~1. A recorded Tree that is HEAD itself with drivers/ and lib/ clean
+    """(rev, why): the previous benchmarked commit (the stored guard result's tree), else the
+    newest tag, else HEAD~1. A recorded tree that is HEAD itself with drivers/ and lib/ clean
     would compare HEAD with itself: then the fallbacks."""
     last = last_guard_tree(doc)
     if last:
         if not commit_of(last):
-            print('note: the last guard Tree %s is not a commit here; falling back' % last[:12])
+            print('note: the last guard tree %s is not a commit here; falling back' % last[:12])
         elif tree_state() == (last, False):
             print('note: the last guard ran on HEAD itself (clean tree); falling back')
         else:
-            return last, 'the last guard run\'s Tree (%s)' % os.path.relpath(doc, TOP)
+            return last, 'the last guard run\'s tree (%s)' % os.path.relpath(
+                perfdoc.paths(doc)[1], TOP)
     tag = git('describe', '--tags', '--abbrev=0')
     if tag:
         return tag, 'the newest tag'
@@ -671,15 +660,14 @@ def matrix_main():
     ap = argparse.ArgumentParser(
         prog='bench.py --guard' if guard else 'bench.py --matrix',
         description='Benchmark matrix: net_vnapi vs net_virtio_user (best devargs per cell) '
-        'against net_vhost, testpmd on both sides; updates the "## Benchmark matrix" section of '
-        'doc/performance.md. --guard: the regression guard (its own section, "## Regression '
-        'guard").')
+        'against net_vhost, testpmd on both sides; publishes section bench-matrix of '
+        'doc/performance.md. --guard: the regression guard (its own section, bench-guard).')
     ap.add_argument('--matrix', action='store_true')
     ap.add_argument('--guard', action='store_true',
                     help='the regression guard: --matrix in the six 64 B core cells (%s; '
                     '--cells overrides), net_vnapi of --against as a third contender (default: '
-                    'the previous benchmarked commit: the Tree of the last guard section of '
-                    '--doc, else the newest tag, else HEAD~1), a verdict per cell; writes its own '
+                    'the previous benchmarked commit: the tree of the stored guard result, '
+                    'else the newest tag, else HEAD~1), a verdict per cell; publishes its own '
                     'section' % GUARD_CELLS)
     ap.add_argument('--prev-plugin', metavar='PATH',
                     help='a third contender, vnapi_prev: net_vnapi from this plugin (an earlier '
@@ -711,9 +699,13 @@ def matrix_main():
                     '--force-max-simd-bitwidth=512)')
     ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
     ap.add_argument('--json', help='append every run as a JSON line to this file')
-    ap.add_argument('--doc', default=os.path.join(TOP, 'doc', 'performance.md'))
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
     ap.add_argument('--no-doc', action='store_true')
     args = ap.parse_args()
+    cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
+    meta = perfdoc.measurement('bench-guard' if args.guard else 'bench-matrix', cmdline,
+                               build=os.path.abspath(args.build))
     if args.quick:
         args.runs, args.secondary_runs, args.seconds = 1, 1, 4.0
     if args.seconds < math.ceil(args.warmup) + 2:
@@ -799,14 +791,12 @@ def matrix_main():
         print('vnapi_prev plugin: %s' % args.prev_plugin, flush=True)
     if prev:
         set_prev_plugin(ap, args.prev_plugin)
-    tree = tree_note()
     h.install_guards()
     mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
     mem_note = mem.describe()
     if not mem.huge and not args.no_huge:
         mem_note += ' -- FALLBACK: not enough free 2 MB hugepages (%d free)' % h.free_hugepages_2m()
     hz = tsc_hz()
-    cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
     print('memory: %s; TSC %s; warm-up %.0f s discarded' % (
         mem_note, '%.3f MHz' % (hz / 1e6) if hz else 'unknown', args.warmup), flush=True)
 
@@ -912,14 +902,12 @@ def matrix_main():
                  % ('QUICK MODE (1 run per driver, 4 s)' if args.quick else 'PARTIAL RUN',
                     '' if len(cells) == n_all else ', %d of %d cells' % (len(cells), n_all),
                     n_all_estimate(args, ncon=ncon) / 60))
-    machine = ('- Machine: %d CPUs (`nproc`), %s, kernel %s; TSC %s; AVX-512: %s'
-               % (os.cpu_count(), h.cpu_model(), platform.release(),
-                  '%.3f MHz' % (hz / 1e6) if hz else 'unknown',
+    machine = ('- CPU: TSC %s; AVX-512: %s'
+               % ('%.3f MHz' % (hz / 1e6) if hz else 'unknown',
                   'yes (%s)' % ' '.join(avx512) if avx512 else 'no'))
     sec = []
     if args.guard:
-        sec += ['- Tree: %s' % tree,
-                '- Against (vnapi_prev): %s' % ('%s "%s" (%s)' % (against + (against_why,))
+        sec += ['- Against (vnapi_prev): %s' % ('%s "%s" (%s)' % (against + (against_why,))
                                                 if against else 'commit unknown (%s)'
                                                 % against_why)]
     sec += [
@@ -992,13 +980,8 @@ def matrix_main():
                                                            r['error'][:300]))
     if fails:
         sec += ['### Failed runs', ''] + fails + ['']
-    if args.guard:
-        perfdoc.write_section(args.doc, 'bench-guard', 'Regression guard', '\n'.join(sec),
-                              cmdline, intro=intro, after='bench-matrix')
-    else:
-        perfdoc.write_section(args.doc, 'bench-matrix', 'Benchmark matrix', '\n'.join(sec),
-                              cmdline, intro=intro, after='bench')
-    print('\nupdated %s' % os.path.relpath(args.doc, TOP))
+    perfdoc.publish(meta, '\n'.join(sec), intro, doc=args.doc)
+    print('\npublished section %s (%s)' % (meta['section'], perfdoc.paths(args.doc)[0]))
     return status
 
 
@@ -1147,13 +1130,16 @@ def main():
                     help="'show': 1-s samples by 'show port stats 0' on an interactive receiver "
                     "(default); 'stats-period': the receiver's --stats-period=1 output")
     ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
-    ap.add_argument('--doc', default=os.path.join(TOP, 'doc', 'performance.md'))
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
     ap.add_argument('--no-doc', action='store_true', help='do not update doc/performance.md')
     ap.add_argument('--matrix', action='store_true',
                     help='the benchmark matrix instead (own options: --matrix --help)')
     ap.add_argument('--guard', action='store_true',
                     help='the regression guard instead, a --matrix mode (--guard --help)')
     args = ap.parse_args()
+    cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
+    meta = perfdoc.measurement('bench', cmdline, build=os.path.abspath(args.build))
     if args.quick:
         args.runs, args.seconds = 1, 4.0
     if args.seconds <= args.warmup + 1:
@@ -1180,7 +1166,6 @@ def main():
     if not mem.huge:
         mem_note += (' -- FALLBACK: not enough free 2 MB hugepages (%d free)'
                      % h.free_hugepages_2m() if not args.no_huge else ' (forced)')
-    cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
     print('bench: %s; memory: %s; runs/driver/cell: %d x %.0f s (warm-up %.0f s discarded)'
           % ('QUICK MODE' if args.quick else 'full', mem_note, args.runs, args.seconds,
              args.warmup), flush=True)
@@ -1256,8 +1241,6 @@ def main():
                  'benchmark result.** The full benchmark is `devtools/bench.py` without '
                  '`--quick`, run alone on the machine.')
     section = [
-        '- Machine: %d CPUs (`nproc`), %s, kernel %s' % (os.cpu_count(), h.cpu_model(),
-                                                          platform.release()),
         '- Peers: `dpdk-testpmd` (DPDK 22.11) with `net_vhost` as back end; front end '
         '`net_vnapi` (plugin via `-d`) or `net_virtio_user`; backend `--lcores 0@0,1@1`, '
         'front end `--lcores 0@1,1@0`, 1 queue pair, `--total-num-mbufs=%d`' % h.DEFAULT_MBUFS,
@@ -1278,10 +1261,8 @@ def main():
     ]
     if ratios:
         section += [ratios, '']
-    perfdoc.write_section(args.doc, 'bench',
-                          'testpmd throughput: net_vnapi vs net_virtio_user (devtools/bench.py)',
-                          '\n'.join(section), cmdline, intro=intro)
-    print('\nupdated %s' % os.path.relpath(args.doc, TOP))
+    perfdoc.publish(meta, '\n'.join(section), intro, doc=args.doc)
+    print('\npublished section bench (%s)' % perfdoc.paths(args.doc)[0])
     return 0
 
 

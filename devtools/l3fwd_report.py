@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""Measure l3fwd-power --interrupt-only on net_vnapi and net_virtio_user and write the table
-under '## l3fwd-power interrupt mode' in doc/performance.md (only that section is replaced; the
-file is created if missing).
+"""Measure l3fwd-power --interrupt-only on net_vnapi and net_virtio_user and publish the table
+as section l3fwd of doc/performance.md (vnapitools.perfdoc: doc/results/l3fwd.json).
 
 Each run does the idle case (10 s without traffic: l3fwd-power's CPU and its rx-interrupt
 wakeups) and the sparse case (2000 single packets at random 0.1-5 ms gaps: round-trip latency)
@@ -29,9 +28,7 @@ from vnapitools import perfdoc  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEST = os.path.join(TOP, 'tests', 'l3fwd', 'test_l3fwd_power.py')
-DOC = os.path.join(TOP, 'doc', 'performance.md')
 SECTION_ID = 'l3fwd'
-TITLE = 'l3fwd-power interrupt mode'
 FRONTENDS = ['vnapi', 'virtio_user']
 FE_LABEL = {'vnapi': 'net_vnapi', 'virtio_user': 'net_virtio_user (DPDK 22.11)'}
 
@@ -157,23 +154,10 @@ def timeout_waits(results, fe):
     return n
 
 
-def source_rev(build):
-    """git describe of the tree the build dir was configured from, if it is a git tree."""
-    try:
-        with open(os.path.join(build, 'meson-info', 'meson-info.json')) as f:
-            src = json.load(f)['directories']['source']
-        return subprocess.run(['git', '-C', src, 'describe', '--always', '--dirty'],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              check=True).stdout.strip()
-    except (OSError, KeyError, ValueError, subprocess.CalledProcessError):
-        return None
-
-
-def section(agg, results, runs, rev):
-    """The section's body, below its Date and Command lines."""
+def section(agg, results, runs):
+    """The section's body, below its provenance lines."""
     lines = []
-    lines.append('- Runs: %d per front end, order alternating run by run; net_vnapi built from '
-                 '%s.' % (runs, rev or 'an unrecorded tree'))
+    lines.append('- Runs: %d per front end, order alternating run by run.' % runs)
     lines.append('')
     lines.append('Setup: DPDK 22.11 `l3fwd-power --interrupt-only -p 0x1 --config=\'(0,0,0)\'` '
                  '(one lcore pinned on CPU 1, `--no-huge -m 512`), the front end under test as '
@@ -240,11 +224,10 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--no-write', action='store_true', help='print the section only')
     ap.add_argument('--json', help='also keep every run\'s measurements in this file')
-    ap.add_argument('--driver-rev', help='what the build was made from (default: git describe '
-                    'of the build\'s source tree)')
     a = ap.parse_args()
 
-    cmd = 'devtools/l3fwd_report.py ' + ' '.join(shlex.quote(x) for x in sys.argv[1:])
+    cmd = ' '.join(shlex.quote(x) for x in ['devtools/l3fwd_report.py'] + sys.argv[1:])
+    meta = perfdoc.measurement(SECTION_ID, cmd, build=os.path.abspath(a.build))
     env = build_env(os.path.abspath(a.build))
     jsonfile = a.json or tempfile.mkstemp(prefix='l3fwd-report-', suffix='.jsonl')[1]
     results = []
@@ -258,13 +241,12 @@ def main():
                 if res is not None:
                     results.append(res)
     agg = aggregate(results)
-    when = perfdoc.now()
-    rev = a.driver_rev or source_rev(os.path.abspath(a.build))
-    body = section(agg, results, a.runs, rev)
-    print(perfdoc.render(SECTION_ID, TITLE, body, cmd.strip(), when))
-    if not a.no_write:
-        perfdoc.write_section(DOC, SECTION_ID, TITLE, body, cmd.strip(), when)
-        log('wrote the section to %s' % DOC)
+    body = section(agg, results, a.runs)
+    if a.no_write:
+        print(perfdoc.preview(meta, body))
+    else:
+        print(perfdoc.publish(meta, body, data={'runs': results}))
+        log('published section %s (%s)' % (SECTION_ID, perfdoc.paths()[0]))
     if not a.json:
         os.unlink(jsonfile)
     log('%d run(s) failed their checks' % failures)

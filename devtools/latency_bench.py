@@ -5,8 +5,9 @@
 
 The tests (tests/l3fwd, tests/napi_fwd) assert exact outcomes only: counts, bytes, per-queue
 xstats, no lost wakeup. Round-trip latency on this shared 2-vCPU VM measures the machine as
-much as the driver, so it is measured here, side by side and alternating, and written into
-doc/performance.md (section perf:latency-bench) with the command that made it.
+much as the driver, so it is measured here, side by side and alternating, and published as
+section latency-bench of doc/performance.md (vnapitools.perfdoc: doc/results/<section>.json,
+with the tree, the date, the machine and the command).
 
 Each round runs, in an order that alternates round by round (reversed every second round):
   * l3fwd-power --interrupt-only, sparse traffic (tests/l3fwd "sparse": 2000 single packets,
@@ -26,7 +27,7 @@ warm-up (the same count on both front ends); vnapi-fwd: packets back / lib/napi'
 over the traffic.
 
 With --hybrid-pairs N it runs instead the hybrid-vs-interrupt A/B ("hybrid mode costs no
-latency") and writes its own section (perf:latency-hybrid): N pairs of vnapi-fwd
+latency") and publishes its own section (latency-hybrid): N pairs of vnapi-fwd
 runs on net_vnapi, --mode interrupt and --mode hybrid, the order alternating pair by pair, each
 run tests/napi_fwd "pairs" with --hybrid-packets packets (default 6000: single packets about
 1 ms apart, 0.1-1.9 ms after the previous came back, every second one 35-665 us after it). Per
@@ -71,9 +72,7 @@ from vnapitools import perfdoc  # noqa: E402
 import test_l3fwd_power as l3t  # noqa: E402
 import test_napi_fwd as nft  # noqa: E402
 
-DOC = os.path.join(TOP, 'doc', 'performance.md')
 SECTION_ID = 'latency-bench'
-TITLE = 'Latency benchmark: sparse, idle, hybrid vs interrupt (devtools/latency_bench.py)'
 FE_LABEL = {'vnapi': 'net_vnapi', 'virtio_user': 'net_virtio_user'}
 
 # (receiver, traffic, front end, mode): one row of the table each.
@@ -158,8 +157,6 @@ def run_fwd(fe, mode):
 
 
 HYBRID_SECTION_ID = 'latency-hybrid'
-HYBRID_TITLE = ('Hybrid vs interrupt under sparse traffic and host steal '
-                '(devtools/latency_bench.py --hybrid-pairs)')
 OVER_MS = 5.0
 
 
@@ -210,7 +207,7 @@ def fisher_two_sided(a, n1, b, n2):
                         if p(x) <= p0 * (1 + 1e-9)))
 
 
-def hybrid_table(results, pairs, packets, rev):
+def hybrid_table(results, pairs, packets):
     modes = ('interrupt', 'hybrid')
     agg = {}
     for m in modes:
@@ -244,8 +241,7 @@ def hybrid_table(results, pairs, packets, rev):
     steal_split = med(all_steal)
     i, h = agg['interrupt'], agg['hybrid']
     lines = ['- Pairs: %d (interrupt and hybrid run alternately, the order reversed every '
-             'second pair), %d packets per run; net_vnapi and lib/napi built from %s.'
-             % (pairs, packets, rev or 'an unrecorded tree'), '']
+             'second pair), %d packets per run.' % (pairs, packets), '']
     lines.append('| vnapi-fwd --mode | runs | p50 µs | p99 µs | max µs | runs with a packet '
                  '> 5 ms | packets > 5 ms (explained by a stall) | host steal s per run, '
                  'median / mean (CPU 1 mean) | stall on CPU 1 ms, mean per run | CPU % '
@@ -346,24 +342,34 @@ def cpu_lock(path):
 
 
 def hybrid_from_json(path):
-    """The A/B's runs recorded by --json: {mode: [figures]} in pair order, and the pairs."""
+    """The A/B's runs recorded by --json: {mode: [figures]} in pair order, the pairs, and the
+    run's provenance (its 'measurement' line; None in a file without one)."""
     results = {'interrupt': [], 'hybrid': []}
     rows = []
+    meta = None
     with open(path) as f:
         for line in f:
             r = json.loads(line)
             if r.get('mode') in results:
                 rows.append(r)
+            meta = r.get('measurement', meta)
     for r in sorted(rows, key=lambda r: r['pair']):
         results[r['mode']].append(r['figures'])
-    return results, max([r['pair'] for r in rows] or [0])
+    return results, max([r['pair'] for r in rows] or [0]), meta
 
 
-def hybrid_ab(a, cmd):
-    rev = source_rev()
+def hybrid_ab(a, cmd, meta):
     if a.from_json:
-        results, pairs = hybrid_from_json(a.from_json)
-        return hybrid_write(a, cmd, results, pairs, rev)
+        results, pairs, meta = hybrid_from_json(a.from_json)
+        if meta is None:
+            log('%s records no measurement (tree, date, machine): the section is printed, '
+                'not published' % a.from_json)
+            a.no_write = True
+            meta = perfdoc.measurement(HYBRID_SECTION_ID, cmd)
+        return hybrid_write(a, results, pairs, meta)
+    if a.json:
+        with open(a.json, 'a') as f:
+            f.write(json.dumps({'measurement': meta}) + '\n')
     results = {'interrupt': [], 'hybrid': []}
     chunk = a.chunk_pairs if a.lock else a.hybrid_pairs
     done = 0
@@ -385,18 +391,17 @@ def hybrid_ab(a, cmd):
                             f.write(json.dumps({'pair': k + 1, 'mode': mode, 'figures': r})
                                     + '\n')
         done += n
-    return hybrid_write(a, cmd, results, a.hybrid_pairs, rev)
+    return hybrid_write(a, results, a.hybrid_pairs, meta)
 
 
-def hybrid_write(a, cmd, results, pairs, rev):
-    body, verdict = hybrid_table(results, pairs, a.hybrid_packets, rev)
-    when = perfdoc.now()
-    print(perfdoc.render(HYBRID_SECTION_ID, HYBRID_TITLE, body, cmd.strip(), when))
+def hybrid_write(a, results, pairs, meta):
+    body, verdict = hybrid_table(results, pairs, a.hybrid_packets)
+    if a.no_write:
+        print(perfdoc.preview(meta, body))
+    else:
+        print(perfdoc.publish(meta, body, data={'runs': results}))
+        log('published section %s (%s)' % (HYBRID_SECTION_ID, perfdoc.paths()[0]))
     log('verdict: goal %s' % verdict)
-    if not a.no_write:
-        perfdoc.write_section(DOC, HYBRID_SECTION_ID, HYBRID_TITLE, body, cmd.strip(), when,
-                              after=SECTION_ID)
-        log('wrote the section to %s' % DOC)
     return 0
 
 
@@ -409,11 +414,10 @@ def fmt(x, d=1):
     return 'n/a' if x is None else ('%.' + str(d) + 'f') % x
 
 
-def table(results, rounds, rev):
+def table(results, rounds):
     lines = ['- Rounds: %d, each running every row once, the order reversed every second '
-             'round; net_vnapi built from %s. Figures: median over rounds of each round\'s '
-             'figure; max: the worst over all rounds; lost and failed: totals.'
-             % (rounds, rev or 'an unrecorded tree'), '']
+             'round. Figures: median over rounds of each round\'s figure; max: the worst over '
+             'all rounds; lost and failed: totals.' % rounds, '']
     lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | net p99 / max µs '
                  '| packets/wakeup | wakeups | CPU % | lost | failed runs |')
     lines.append('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
@@ -462,15 +466,6 @@ def table(results, rounds, rev):
     return '\n'.join(lines) + '\n'
 
 
-def source_rev():
-    try:
-        return subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -493,15 +488,16 @@ def main():
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit('needs root (EAL, /run/vnapi)')
-    cmd = 'devtools/latency_bench.py ' + ' '.join(shlex.quote(x) for x in sys.argv[1:])
+    cmd = ' '.join(shlex.quote(x) for x in ['devtools/latency_bench.py'] + sys.argv[1:])
     if a.hybrid_pairs and a.from_json:
-        return hybrid_ab(a, cmd)
+        return hybrid_ab(a, cmd, None)
     if a.hybrid_pairs:
+        meta = perfdoc.measurement(HYBRID_SECTION_ID, cmd, build=os.path.abspath(a.build))
         with cpu_lock(a.lock):
             build_env(os.path.abspath(a.build))
-        return hybrid_ab(a, cmd)
+        return hybrid_ab(a, cmd, meta)
+    meta = perfdoc.measurement(SECTION_ID, cmd, build=os.path.abspath(a.build))
     build_env(os.path.abspath(a.build))
-    rev = source_rev()
     results = {row: [] for row in RUNS}
     for rnd in range(a.rounds):
         for row in (RUNS if rnd % 2 == 0 else list(reversed(RUNS))):
@@ -516,12 +512,13 @@ def main():
             if a.json:
                 with open(a.json, 'a') as f:
                     f.write(json.dumps({'round': rnd + 1, 'row': row, 'figures': r}) + '\n')
-    body = table(results, a.rounds, rev)
-    when = perfdoc.now()
-    print(perfdoc.render(SECTION_ID, TITLE, body, cmd.strip(), when))
-    if not a.no_write:
-        perfdoc.write_section(DOC, SECTION_ID, TITLE, body, cmd.strip(), when, after='l3fwd')
-        log('wrote the section to %s' % DOC)
+    body = table(results, a.rounds)
+    if a.no_write:
+        print(perfdoc.preview(meta, body))
+    else:
+        print(perfdoc.publish(meta, body, data={'runs': [
+            {'row': list(row), 'figures': results[row]} for row in RUNS]}))
+        log('published section %s (%s)' % (SECTION_ID, perfdoc.paths()[0]))
     return 0
 
 

@@ -4,8 +4,9 @@
 """The Linux NAPI threads' experiments as benchmarks (not a test): the UDP-stream analogue of "virtio_net:
 Disable interrupts if napi_complete_done rescheduled napi" and the RR affinity table of
 "virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and tests/peers/load_peer
-(DPDK's net_vhost as the back end). Writes tables and PNG plots into doc/performance.md (section
-"## NAPI experiments", between its own markers) and doc/img/napi_*.png.
+(DPDK's net_vhost as the back end). Publishes its tables as section napi-experiments of
+doc/performance.md (vnapitools.perfdoc: doc/results/napi-experiments.json) and its PNG plots
+as doc/img/napi_*.png.
 
 UDP-stream analogue. load_peer sends 64 B and 1472 B frames (Ethernet/IPv4/UDP) on its port at
 a fixed rate and receives what the forwarder sends back. First the poll-mode maximum: vnapi-fwd
@@ -45,8 +46,8 @@ all against the same sender, tests/peers/echo_peer (routable IPv4/UDP frames; on
 differs: macswap for vnapi-fwd, routed for l3fwd-power). Per packet: the round trip and the
 round trip net of the time either process did not run (run-queue wait from /proc/PID/schedstat,
 and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p99/p99.9/>1 ms/
->5 ms and a plot of the latency distributions (CCDF) in doc/performance.md, section
-"## Latency at sparse load", between its own markers.
+>5 ms and a plot of the latency distributions (CCDF): section napi-latency of
+doc/performance.md.
 
 Every process: --no-pci, its own --file-prefix, pinned lcores (peer CPU 0, forwarder CPU 1),
 --no-huge -m 512, a deadline, ended by PID (devtools/vnapitools/harness.py). The plugin is copied
@@ -63,10 +64,8 @@ Usage:
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -568,10 +567,7 @@ def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
           'host steal). '
           'Cause and fix: doc/napi.md, "Hybrid\'s latency tail".' % (
               args.lat_packets, args.reps, FWD_CPU, PEER_CPU)]
-    L = ['- Driver and lib/napi from commit %s; %d vCPUs, kernel %s; other programs were '
-         'running on the machine (shared by several developers): see the raw-vs-net gap'
-         % (meta['rev'], os.cpu_count(), platform.release()), '',
-         '| receiver | runs | p50 us | p99 us | p99.9 us | max us | > 1 ms | > 5 ms | '
+    L = ['| receiver | runs | p50 us | p99 us | p99.9 us | max us | > 1 ms | > 5 ms | '
           'net p50 | net p99 | net p99.9 | net > 1 ms | net > 5 ms |',
           '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for mode in modes:
@@ -594,11 +590,9 @@ def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
     for k, (pa, fa) in env.commands.items():
         if k.startswith('latency '):
             L += ['- %s' % k, '  - sender: `%s`' % cmdline(pa), '  - receiver: `%s`' % cmdline(fa)]
-    command = cmdline(['devtools/napi_experiments.py'] + meta.get('argv', sys.argv[1:]))
-    perfdoc.write_section(doc_path, 'napi-latency', 'Latency at sparse load',
-                          '\n'.join(L), command, date=meta.get('date'), intro='\n'.join(intro),
-                          after='napi-experiments')
-    log('wrote %s (latency section)' % doc_path)
+    perfdoc.publish(dict(meta, section='napi-latency'), '\n'.join(L), '\n'.join(intro),
+                    doc=doc_path)
+    log('published section napi-latency (%s)' % perfdoc.paths(doc_path)[0])
 
 
 # ---- plan and estimate -----------------------------------------------------------------------
@@ -847,17 +841,6 @@ def cmdline(argv):
                     for a in argv)
 
 
-def git_rev():
-    try:
-        rev = subprocess.run(['git', '-C', TOP, 'rev-parse', '--short', 'HEAD'],
-                             capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(['git', '-C', TOP, 'status', '--porcelain', '--', 'drivers',
-                                'lib', 'app'], capture_output=True, text=True).stdout.strip()
-        return rev + (' (drivers/lib/app modified in the work tree)' if dirty else '')
-    except OSError:
-        return 'unknown'
-
-
 def targets(tables, sizes, rr):
     """[(target, measured, verdict)]."""
     out = []
@@ -924,8 +907,6 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
     modes = args.modes_list
     tables = results['tables']
     rr_rows = results['rr_rows']
-    meta = results.get('meta') or {}
-    now = meta.get('date') or datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC')
     intro = []
     if args.quick:
         intro += ['**QUICK MODE (%g s phases, %d rep): a development smoke run on a shared, busy '
@@ -936,13 +917,10 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
               'napi" (packets per interrupt with and without disarming on a race) and the '
               'TCP_RR affinity table of "virtio-net: transmit napi" (cycles per transaction '
               'with rx and tx work on the same or different CPUs).']
-    command = cmdline(['devtools/napi_experiments.py'] + meta.get('argv', sys.argv[1:]))
     L = []
     L += ['- Total run time: %.1f min' % (elapsed / 60),
-          '- Driver: net_vnapi built from commit %s in `%s`' % (meta.get('rev') or git_rev(),
-                                                                os.path.relpath(env.build, TOP)),
-          '- Machine: %d vCPUs, %s, kernel %s; DPDK 22.11 (Debian); no PMU, CPU time from '
-          '/proc' % (os.cpu_count(), h.cpu_model(), platform.release()),
+          '- Driver: net_vnapi built in `%s`' % os.path.relpath(env.build, TOP),
+          '- DPDK 22.11 (Debian); no PMU, CPU time from /proc',
           '- Processes: back end `tests/peers/load_peer` (DPDK net_vhost, vhost-user server) '
           'on CPU %d; forwarder (vnapi-fwd or l3fwd-power, one lcore) on CPU %d; every process '
           '`--no-huge -m 512 --no-pci`, own `--file-prefix`, a deadline, ended by PID'
@@ -1103,11 +1081,10 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
           'root-owned directory under /run/vnapi):', '']
     for k, (pa, fa) in env.commands.items():
         L += ['- %s' % k, '  - back end: `%s`' % cmdline(pa), '  - forwarder: `%s`' % cmdline(fa)]
-    L += ['', 'Raw per-phase figures (JSON, every rep): `%s`.' % (
-        os.path.relpath(args.json, TOP) if args.json else 'pass --json FILE'), '']
-    perfdoc.write_section(doc_path, 'napi-experiments', 'NAPI experiments',
-                          '\n'.join(L), command, date=now, intro='\n'.join(intro))
-    log('wrote %s' % doc_path)
+    L += ['', 'Raw per-phase figures (JSON, every rep): `--json FILE` keeps them.', '']
+    perfdoc.publish(dict(results['measurement'], section='napi-experiments'), '\n'.join(L),
+                    '\n'.join(intro), doc=doc_path)
+    log('published section napi-experiments (%s)' % perfdoc.paths(doc_path)[0])
 
 
 def rr_table(rr_runs, configs):
@@ -1164,7 +1141,8 @@ def main():
     ap.add_argument('--lat-modes', default=','.join(LAT_MODES),
                     help='latency receivers (default %s)' % ','.join(LAT_MODES))
     ap.add_argument('--json', help='write every run as JSON to this file')
-    ap.add_argument('--doc', default=os.path.join(TOP, 'doc', 'performance.md'))
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
     ap.add_argument('--no-doc', action='store_true')
     ap.add_argument('--estimate', action='store_true', help='print the plan and time, run nothing')
     ap.add_argument('--verbose', action='store_true', help='echo every process\'s output')
@@ -1197,19 +1175,25 @@ def main():
         env = Env(args)
         env.commands = saved['commands']
         elapsed = saved.get('elapsed_s', 0.0)
+        if 'measurement' not in results and not args.no_doc:
+            log('%s records no measurement (tree, date, machine): nothing is published'
+                % args.from_json)
+            args.no_doc = True
         return report(args, env, results, sizes, elapsed)
     if os.geteuid() != 0:
         raise SystemExit('needs root (vhost-user sockets, /run/vnapi)')
     if os.cpu_count() < 2:
         raise SystemExit('needs 2 CPUs')
+    measured = perfdoc.measurement(
+        'napi-latency' if args.only == 'latency' else 'napi-experiments',
+        cmdline(['devtools/napi_experiments.py'] + sys.argv[1:]), build=os.path.abspath(args.build))
     build(os.path.abspath(args.build))
     env = Env(args)
     env.prepare()
     h.install_guards()
     t_start = time.monotonic()
     results = {'stream': [], 'rr': [], 'max': {}, 'tables': {}, 'rr_rows': [],
-               'meta': {'date': datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC'),
-                        'rev': git_rev(), 'argv': sys.argv[1:]}}
+               'measurement': measured}
     try:
         if args.only in (None, 'stream'):
             for size in sizes:
@@ -1298,14 +1282,14 @@ def report(args, env, results, sizes, elapsed):
         print('TARGET %s: %s -> %s' % (t, m, v))
     if args.no_doc:
         return 0
-    imgdir = os.path.join(os.path.dirname(os.path.abspath(args.doc)), 'img')
+    imgdir = os.path.join(os.path.dirname(os.path.abspath(perfdoc.paths(args.doc)[0])), 'img')
     os.makedirs(imgdir, exist_ok=True)
     if results.get('latency'):
         lat_modes = args.lat_modes.split(',')
         imgs = plot_latency(results['latency'], lat_modes, imgdir, args.quick) \
             if ensure_gnuplot() else []
         write_latency_doc(args, env, results['latency'], lat_modes, args.doc, imgs,
-                          results['meta'])
+                          results['measurement'])
         if args.only == 'latency':
             return 0
     imgs = []

@@ -11,8 +11,9 @@
 # 50 ms timeout: a lost wakeup costs the whole timeout.
 #
 # Usage: devtools/race_report.sh [--doc] [BUILD_DIR]   (default: <top>/build)
-# --doc: also write the table as section "race" of doc/performance.md
-# (devtools/vnapitools/perfdoc.py), only when every run completed.
+# --doc: also publish the table as section "race" of doc/performance.md
+# (devtools/vnapitools/perfdoc.py: doc/results/race.json), only when every
+# run completed. A smoke run sets VNAPI_PERFDOC_DIR=<scratch dir>.
 # Environment: RACE_ROUNDS (default 200), RACE_TIMEOUT_MS (default 50).
 # Exit status: 0 when every run completed (lost wakeups are reported, not
 # judged: the meson tests race_* do the judging).
@@ -22,17 +23,24 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cmd="devtools/race_report.sh${*:+ $*}"
 doc=
 if [ "${1:-}" = "--doc" ]; then
-    doc=$top/doc/performance.md
+    doc=1
     shift
 fi
 build=${1:-$top/build}
 rounds=${RACE_ROUNDS:-200}
 timeout_ms=${RACE_TIMEOUT_MS:-50}
 bin=$build/tests/integration/vhost_pair
+perfdoc() {
+    PYTHONPATH="$top/devtools${PYTHONPATH:+:$PYTHONPATH}" python3 -m vnapitools.perfdoc "$@"
+}
 
 if [ ! -x "$bin" ]; then
     echo "race_report: $bin not found: build first (ninja -C $build)" >&2
     exit 1
+fi
+# The run's provenance (tree, date, machine), taken before it measures.
+if [ -n "$doc" ]; then
+    meta=$(perfdoc --measure race --command "$cmd" --build "$build") || exit 1
 fi
 
 # front end | mode | devargs
@@ -92,15 +100,14 @@ end that re-checks the ring after arming wakes at once (or returns -EAGAIN); one
 not sleeps until the timeout: a lost wakeup. Latency is from the call to
 \`rte_eth_dev_rx_intr_enable\` to the return of \`rte_epoll_wait\` (or of the enable call
 when it returns -EAGAIN), median over the rounds."
+    body=$(mktemp)
     {
-        echo "- Machine: $(nproc) CPUs (\`nproc\`), kernel $(uname -r)"
         echo "- Rounds: $rounds per front end, epoll timeout $timeout_ms ms, one packet per round each" \
             "way (the front end also sends one back, which the back end must receive)"
         echo
         table
-        echo
-    } | PYTHONPATH="$top/devtools${PYTHONPATH:+:$PYTHONPATH}" python3 -m vnapitools.perfdoc \
-        --doc "$doc" --id race --title "Rx interrupt arming race" --command "$cmd" \
-        --intro "$intro" || status=1
+    } >"$body"
+    printf '%s' "$meta" | perfdoc --publish - --body "$body" --intro "$intro" || status=1
+    rm -f "$body"
 fi
 exit $status

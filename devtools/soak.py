@@ -5,7 +5,7 @@
 (default 10) under disturbance, then exact counts and resources back at their baseline.
 
 Usage (root; takes both CPUs, so under the machine's CPU lock):
-  flock /run/vnapi-cpu.lock devtools/soak.py [--minutes M] [--build DIR] [--doc doc/soak.md]
+  flock /run/vnapi-cpu.lock devtools/soak.py [--minutes M] [--build DIR] [--publish]
 
 Processes (each with a deadline, each ended by its PID):
   back end   dpdk-testpmd with net_vhost (the vhost-user server), lcores 0@0 (CLI), 1@1 (io
@@ -41,8 +41,9 @@ first, and one more restart after the last epoch (/vnapi_fwd/port_restart, the M
 gives the final figure. Every secondary must
 exit 0 and list rx_q0_good_packets.
 
-Prints a table per epoch and a summary, and with --doc PATH writes them (with the exact
-command) between the '<!-- soak:begin -->' and '<!-- soak:end -->' lines of PATH.
+Prints a table per epoch and a summary, and with --publish publishes them as section soak of
+doc/performance.md (vnapitools.perfdoc: doc/results/soak.json, with the tree, the date, the
+machine and the command; a smoke run sets VNAPI_PERFDOC_DIR=<scratch dir>).
 Exit 0 when every check holds, 1 otherwise (a benchmark: meson registers a short run as a
 benchmark(), never as a test).
 """
@@ -58,6 +59,7 @@ import threading
 import time
 
 from vnapitools import harness as h  # noqa: E402
+from vnapitools import perfdoc  # noqa: E402
 
 RESTART_EVERY_S = 20
 PORT_EVERY_S = 30
@@ -368,14 +370,11 @@ class Soak:
                                                  if sec.failures else '')))
         return checks
 
-    def report(self, checks, cmdline):
+    def report(self, checks):
         lines = []
-        lines.append('Command: `%s`' % cmdline)
-        lines.append('')
-        lines.append('Run: %s, %s, %.1f min, DPDK %s; %d back-end starts, %d port restarts '
+        lines.append('- Run: %.1f min, DPDK %s; %d back-end starts, %d port restarts '
                      '(MTU %s alternately), %d secondary runs (%.2f s each on average).'
-                     % (time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), h.cpu_model(),
-                        self.a.minutes, dpdk_version(),
+                     % (self.a.minutes, dpdk_version(),
                         self.backend_starts, len(self.restarts),
                         '/'.join(str(m) for m in MTUS), self.secondary.runs,
                         sum(self.secondary.durations) / max(1, len(self.secondary.durations))))
@@ -433,18 +432,6 @@ def dpdk_version():
     return r.stdout.strip() or 'unknown'
 
 
-def write_doc(path, text):
-    with open(path) as f:
-        doc = f.read()
-    begin, end = '<!-- soak:begin -->', '<!-- soak:end -->'
-    i, j = doc.find(begin), doc.find(end)
-    if i < 0 or j < i:
-        raise SystemExit('%s: no %s ... %s section' % (path, begin, end))
-    doc = doc[:i + len(begin)] + '\n' + text + '\n' + doc[j:]
-    with open(path, 'w') as f:
-        f.write(doc)
-
-
 def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -454,7 +441,8 @@ def main():
                     help='build directory (vnapi-fwd and the plugin); default build/')
     ap.add_argument('--fwd', help='vnapi-fwd binary (default: $VNAPI_FWD or BUILD/app/...)')
     ap.add_argument('--plugin', help='librte_net_vnapi.so (default: $VNAPI_PLUGIN or BUILD/...)')
-    ap.add_argument('--doc', help='write the tables into this markdown file (soak section)')
+    ap.add_argument('--publish', action='store_true',
+                    help='publish the tables as section soak of doc/performance.md')
     ap.add_argument('--no-in-flight', dest='in_flight', action='store_false',
                     help='no traffic during the disturbances (every epoch drained, nothing '
                     'in flight: vnapi-fwd\'s FINAL must equal the epochs\' sum exactly)')
@@ -470,6 +458,7 @@ def main():
         print('soak: needs root (vhost-user sockets under /run/vnapi, hugepages)')
         return 77
     cmdline = ' '.join(shlex.quote(x) for x in ['devtools/soak.py'] + sys.argv[1:])
+    meta = perfdoc.measurement('soak', cmdline, build=os.path.abspath(a.build))
     with h.Session('soak') as s:
         soak = Soak(a, s)
         try:
@@ -481,10 +470,13 @@ def main():
                     print(p.tail(30))
             return 1
     checks = soak.verdict()
-    text = soak.report(checks, cmdline)
+    text = soak.report(checks)
     print(text, flush=True)
-    if a.doc:
-        write_doc(a.doc, text)
+    if a.publish:
+        perfdoc.publish(meta, text, data={'epochs': soak.epochs,
+                                          'disturbances': soak.disturbances,
+                                          'restarts': soak.restarts})
+        print('published section soak (%s)' % perfdoc.paths()[0], flush=True)
     ok = all(c[1] for c in checks)
     print('SOAK %s' % ('PASS' if ok else 'FAIL'), flush=True)
     return 0 if ok else 1

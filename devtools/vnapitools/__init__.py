@@ -4,7 +4,7 @@
 
 - harness: DPDK processes (dpdk-testpmd, net_vhost peers) with deadlines, ended by PID;
 - procfs: readers of /proc (CPU time per process and thread, thread names, CPU model);
-- perfdoc: the one writer of doc/performance.md sections.
+- perfdoc: the one writer of doc/performance.md, from the stored results (doc/results/).
 
 The devtools scripts import it as their sibling (devtools/ is their sys.path[0]); the python
 tests get devtools/ on PYTHONPATH from meson (tests/meson.build: vnapi_pythonpath). To run a
