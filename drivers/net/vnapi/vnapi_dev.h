@@ -50,7 +50,7 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
  * frame of 2 KB mbufs (35 descriptors) in a table takes one ring slot, so
  * the descriptor-based reclaim threshold let ~32 such frames (2 MB of
  * mbufs) be in flight, and it cost ~5x net_virtio's cycles per byte
- * (doc/performance.md, TSO); direct, it is at par.
+ * (devtools/bench/tso_bench); direct, it is at par.
  */
 #define VNAPI_TX_INDIRECT_MAX     8
 #define VNAPI_MAX_RX_PKTLEN       9728
