@@ -3,8 +3,9 @@
  */
 
 /*
- * A slow vhost-user back end must not hold up the rest of the process
- * (issue 20, item 2). One process, one lcore:
+ * A slow vhost-user back end must not hold up the rest of the process:
+ * neither the other ports' traffic, interrupts and link events nor their
+ * reconnection. One process, one lcore:
  *
  *   port A  net_vhost (server) <---> port 0  net_vnapi, rx interrupts + LSC
  *   slow back end (a thread here) <-> port 1  net_vnapi (client, reconnects)
@@ -55,7 +56,7 @@
 #include "peer_util.h"
 
 #define SH_NAME        "slow_handshake"
-/* The slow back end's silence: the issue's 2 s, plus 2 s of margin for
+/* The slow back end's silence: a 2 s stall, plus 2 s of margin for
  * net_vhost (22.11): its removal and its accept of port 0's reconnection
  * each take up to its event thread's 1 s poll timeout (~950 ms each). */
 #define SH_DELAY_MS    4000
