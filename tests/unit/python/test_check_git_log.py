@@ -14,6 +14,10 @@ import unittest
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 SCRIPT = os.path.join(TOP, 'devtools', 'check-git-log.sh')
 
+# git run inside a rebase or a hook inherits GIT_DIR and friends: they would point
+# this test's git init and config at the checkout running it.
+ENV = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
+
 GOOD = ('napi: arm on an empty round after the window\n\n'
         'Short rounds no longer count as idle: any packet reloads the\n'
         'window. 32 frames in flight: 0.99 of poll mode.\n')
@@ -36,7 +40,7 @@ class CheckGitLog(unittest.TestCase):
         shutil.rmtree(self.dir)
 
     def git(self, *args):
-        return subprocess.run(['git', '-C', self.dir] + list(args), check=True,
+        return subprocess.run(['git', '-C', self.dir] + list(args), check=True, env=ENV,
                               capture_output=True, text=True).stdout
 
     def commit(self, name, msg):
@@ -47,7 +51,7 @@ class CheckGitLog(unittest.TestCase):
 
     def run_check(self):
         p = subprocess.run(['bash', os.path.join(self.dir, 'devtools', 'check-git-log.sh')],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=ENV)
         return p.returncode, p.stdout + p.stderr
 
     def test_good(self):
