@@ -4,7 +4,8 @@
 
 /*
  * The device layer: negotiation, eventfds, ring start and stop, through the
- * transport ops of this process (proc->ops).
+ * device ops of this process (proc->ops), after the session's connect
+ * where the device has one (proc->session: vhost-user).
  */
 
 #include <errno.h>
@@ -146,9 +147,14 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	int ret;
 
 	/* The transport logs its own failures (with the request and the path). */
-	ret = proc->ops->connect(dev, wait_ms, &offered, &max_qp);
+	if (proc->session != NULL) {
+		ret = proc->session->connect(dev, wait_ms);
+		if (ret != 0)
+			return ret;
+	}
+	ret = proc->ops->features_get(dev, &offered, &max_qp);
 	if (ret != 0)
-		return ret;
+		goto err_release;
 
 	/* The transport's own needs (vhost-user: PROTOCOL_FEATURES; virtio-pci:
 	 * ACCESS_PLATFORM) whenever offered, whatever the devargs say. */
@@ -163,7 +169,7 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	if (hw->features_fixed) {
 		ret = vnapi_backend_check_fixed(dev, offered, max_qp);
 		if (ret != 0)
-			goto err_disconnect;
+			goto err_release;
 		hw->max_queue_pairs = max_qp;
 		hw->features_offered = offered;
 		hw->features = vnapi_net_offload_valid((hw->features & VNAPI_RING_FEATURES) |
@@ -184,19 +190,19 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 		VNAPI_INIT_LOG(ERR, "%s: packed_vq=1 but the back end at %s does not offer packed virtqueues; use packed_vq=0",
 			       dev->data->name, proc->peer);
 		ret = -ENOTSUP;
-		goto err_disconnect;
+		goto err_release;
 	}
 	if (p->queues > 1 && !(offered & (1ULL << VIRTIO_NET_F_MQ))) {
 		VNAPI_INIT_LOG(ERR, "%s: queues=%u needs multiqueue, which the back end at %s does not offer; use queues=1",
 			       dev->data->name, p->queues, proc->peer);
 		ret = -ENOTSUP;
-		goto err_disconnect;
+		goto err_release;
 	}
 	if (p->queues > max_qp) {
 		VNAPI_INIT_LOG(ERR, "%s: queues=%u but the back end at %s allows %u queue pairs",
 			       dev->data->name, p->queues, proc->peer, max_qp);
 		ret = -ENOTSUP;
-		goto err_disconnect;
+		goto err_release;
 	}
 
 	hw->max_queue_pairs = max_qp;
@@ -207,8 +213,8 @@ vnapi_backend_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 	vnapi_connected_set(hw, true);
 	return 0;
 
-err_disconnect:
-	proc->ops->disconnect(dev);
+err_release:
+	proc->ops->release(dev);
 	return ret;
 }
 
@@ -217,8 +223,16 @@ vnapi_backend_disconnect(struct rte_eth_dev *dev)
 {
 	const struct vnapi_proc *proc = dev->process_private;
 
-	proc->ops->disconnect(dev);
+	proc->ops->release(dev);
 	vnapi_connected_set(dev->data->dev_private, false);
+}
+
+bool
+vnapi_backend_session_open(const struct rte_eth_dev *dev)
+{
+	const struct vnapi_proc *proc = dev->process_private;
+
+	return proc->session == NULL || proc->session->is_open(dev);
 }
 
 int
@@ -366,7 +380,7 @@ int
 vnapi_backend_start(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	const struct vnapi_transport_ops *ops =
+	const struct vnapi_device_ops *ops =
 		((const struct vnapi_proc *)dev->process_private)->ops;
 	uint16_t q, nb_vrings = 2 * hw->nb_qp;
 	int ret;
@@ -443,7 +457,7 @@ void
 vnapi_backend_stop(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	const struct vnapi_transport_ops *ops =
+	const struct vnapi_device_ops *ops =
 		((const struct vnapi_proc *)dev->process_private)->ops;
 	uint16_t q, nb_vrings = 2 * hw->nb_qp;
 
@@ -456,7 +470,7 @@ vnapi_backend_stop(struct rte_eth_dev *dev)
 			if (vnapi_vring_vq(dev, q) != NULL && ops->vring_stop(dev, q) != 0)
 				break;
 		/* The transport closes the connection on an error. */
-		if (!ops->is_open(dev))
+		if (!vnapi_backend_session_open(dev))
 			vnapi_connected_set(hw, false);
 	}
 	vnapi_backend_flush(dev);

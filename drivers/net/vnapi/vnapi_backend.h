@@ -10,10 +10,12 @@
  * @internal
  * The device, whatever the transport: connect and negotiate, the kick and
  * call eventfds, hand the rings to the device and take them back. The
- * ethdev ops call these; these call the transport (proc->ops), the
+ * ethdev ops call these; these call the transport (proc->ops, and
+ * proc->session's connect), the
  * datapath's refill/flush and the link reports, nothing above.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <ethdev_driver.h>
@@ -44,6 +46,14 @@ void vnapi_backend_flush(struct rte_eth_dev *dev);
 
 /** Let go of the device (idempotent). */
 void vnapi_backend_disconnect(struct rte_eth_dev *dev);
+
+/**
+ * The session that carries the device is open in this process (vhost-user:
+ * the connection; always true for a device with no session, virtio-pci).
+ * False after a request found the connection broken (the transport closed
+ * it).
+ */
+bool vnapi_backend_session_open(const struct rte_eth_dev *dev);
 
 /** Open the kick and call eventfds of the first @p nb_vrings rings (kept
  * across stop/start: applications register the call fds once). */

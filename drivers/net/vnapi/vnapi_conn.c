@@ -5,10 +5,12 @@
 /*
  * The connection state machine (doc/design.md, "Connection"): DOWN (no back
  * end; client: a reconnection deadline with a bounded backoff; server: the
- * listening socket watched) and UP (negotiated; the connection watched;
- * the rings served when the port is started). Every transition happens
- * under proc->lock, either in the port's connection thread or in an ethdev
- * op that quiesced it first.
+ * listening socket watched) and UP (negotiated; the session's connection
+ * watched, and the device's configuration interrupt where it has one; the
+ * rings served when the port is started). Every transition happens under
+ * proc->lock, either in the port's connection thread or in an ethdev op
+ * that quiesced it first. A device with no session (virtio-pci) is UP
+ * from probe to remove: only its configuration interrupt is watched.
  *
  * The connection thread (one plain pthread per port of the primary
  * process, not an EAL control thread: its API differs across 22.11..25.11)
@@ -120,12 +122,15 @@ vnapi_conn_arm(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_proc *proc = dev->process_private;
-	const struct vnapi_transport_ops *ops = proc->ops;
+	const struct vnapi_session_ops *session = proc->session;
+	const struct vnapi_device_ops *ops = proc->ops;
 
-	if (vnapi_connected(hw) && ops->event_fd(dev) >= 0)
+	if (vnapi_connected(hw) && session != NULL && session->event_fd(dev) >= 0)
 		proc->sock_watched = true;
+	if (vnapi_connected(hw) && ops->config_fd != NULL && ops->config_fd(dev) >= 0)
+		proc->config_watched = true;
 	if (hw->params.server) {
-		if (ops->listen_fd(dev) >= 0 && proc->alarm_at_ms == 0)
+		if (session->listen_fd(dev) >= 0 && proc->alarm_at_ms == 0)
 			proc->listen_watched = true;
 	} else if (!vnapi_connected(hw) && hw->params.reconnect_ms > 0 &&
 		   proc->alarm_at_ms == 0) {
@@ -150,7 +155,7 @@ vnapi_conn_lost(struct rte_eth_dev *dev, const char *why)
 
 	vnapi_connected_set(hw, false);
 	vnapi_gates_close(dev);
-	proc->ops->disconnect(dev);
+	proc->ops->release(dev);
 	if (hw->started)
 		vnapi_backend_flush(dev);
 	if (was) {
@@ -188,7 +193,7 @@ vnapi_conn_up(struct rte_eth_dev *dev, unsigned int wait_ms, bool *lsc)
 	if (hw->started) {
 		ret = vnapi_backend_start(dev);
 		if (ret != 0) {
-			proc->ops->disconnect(dev);
+			proc->ops->release(dev);
 			vnapi_connected_set(hw, false);
 			return ret;
 		}
@@ -234,7 +239,7 @@ vnapi_conn_on_sock(struct rte_eth_dev *dev)
 	struct vnapi_proc *proc = dev->process_private;
 	int ret;
 
-	ret = proc->ops->poll(dev);
+	ret = proc->session->poll(dev);
 	if (ret == 0)
 		return false; /* nothing was pending: not readable any more */
 	proc->sock_watched = false;
@@ -255,7 +260,7 @@ vnapi_conn_on_listen(struct rte_eth_dev *dev, bool *lsc_down, bool *lsc_up)
 
 	/* A restarted back end may connect before we saw the old one close. */
 	if (vnapi_connected(hw)) {
-		ret = proc->ops->poll(dev);
+		ret = proc->session->poll(dev);
 		if (ret != 0) {
 			proc->sock_watched = false;
 			if (ret == -EPROTO)
@@ -265,7 +270,7 @@ vnapi_conn_on_listen(struct rte_eth_dev *dev, bool *lsc_down, bool *lsc_up)
 					"the back end went away");
 		}
 	}
-	ret = proc->ops->accept(dev);
+	ret = proc->session->accept(dev);
 	if (ret == 0) {
 		ret = vnapi_conn_up(dev, 0, lsc_up);
 		if (ret != 0)
@@ -310,15 +315,16 @@ vnapi_conn_thread(void *arg)
 {
 	struct rte_eth_dev *dev = arg;
 	struct vnapi_proc *proc = dev->process_private;
-	const struct vnapi_transport_ops *ops = proc->ops;
+	const struct vnapi_session_ops *session = proc->session;
+	const struct vnapi_device_ops *ops = proc->ops;
 
 	/* This thread's waits on the device end when an op quiesces it. */
-	if (ops->cancel_fd_set != NULL)
-		ops->cancel_fd_set(proc->conn_cancel_fd);
+	if (session != NULL)
+		session->cancel_fd_set(proc->conn_cancel_fd);
 	for (;;) {
-		struct pollfd pfd[3];
+		struct pollfd pfd[4];
 		bool lsc_sock = false, lsc_down = false, lsc_up = false, lsc_alarm = false;
-		int sock_i = -1, listen_i = -1, timeout = -1;
+		int sock_i = -1, listen_i = -1, config_i = -1, timeout = -1;
 		unsigned int n = 0;
 		uint64_t now;
 
@@ -329,13 +335,19 @@ vnapi_conn_thread(void *arg)
 		}
 		pfd[n++] = (struct pollfd){ .fd = proc->conn_wake_fd, .events = POLLIN };
 		if (vnapi_conn_quiesced(proc) == 0) {
-			if (proc->sock_watched && ops->event_fd(dev) >= 0) {
+			if (proc->sock_watched && session->event_fd(dev) >= 0) {
 				sock_i = n;
-				pfd[n++] = (struct pollfd){ .fd = ops->event_fd(dev), .events = POLLIN };
+				pfd[n++] = (struct pollfd){ .fd = session->event_fd(dev),
+							    .events = POLLIN };
 			}
-			if (proc->listen_watched && ops->listen_fd(dev) >= 0) {
+			if (proc->listen_watched && session->listen_fd(dev) >= 0) {
 				listen_i = n;
-				pfd[n++] = (struct pollfd){ .fd = ops->listen_fd(dev), .events = POLLIN };
+				pfd[n++] = (struct pollfd){ .fd = session->listen_fd(dev),
+							    .events = POLLIN };
+			}
+			if (proc->config_watched && ops->config_fd(dev) >= 0) {
+				config_i = n;
+				pfd[n++] = (struct pollfd){ .fd = ops->config_fd(dev), .events = POLLIN };
 			}
 			if (proc->alarm_at_ms != 0) {
 				now = vnapi_now_ms();
@@ -364,6 +376,9 @@ vnapi_conn_thread(void *arg)
 				lsc_sock = vnapi_conn_on_sock(dev);
 			if (listen_i >= 0 && pfd[listen_i].revents != 0 && proc->listen_watched)
 				vnapi_conn_on_listen(dev, &lsc_down, &lsc_up);
+			/* Its LSC event is the device's own (config_changed posts it). */
+			if (config_i >= 0 && pfd[config_i].revents != 0 && proc->config_watched)
+				ops->config_changed(dev);
 			if (proc->alarm_at_ms != 0 && vnapi_now_ms() >= proc->alarm_at_ms)
 				lsc_alarm = vnapi_conn_on_alarm(dev);
 			if (vnapi_conn_quiesced(proc) == 0)
@@ -375,8 +390,8 @@ vnapi_conn_thread(void *arg)
 		vnapi_conn_lsc_post(dev, lsc_up);
 		vnapi_conn_lsc_post(dev, lsc_alarm);
 	}
-	if (ops->cancel_fd_set != NULL)
-		ops->cancel_fd_set(-1);
+	if (session != NULL)
+		session->cancel_fd_set(-1);
 	return NULL;
 }
 
@@ -455,7 +470,12 @@ vnapi_conn_probe(struct rte_eth_dev *dev)
 	proc->conn_cancel_fd = -1;
 	proc->backoff_ms = VNAPI_BACKOFF_MIN_MS;
 	if (hw->params.server) {
-		ret = proc->ops->listen(dev);
+		if (proc->session == NULL) {
+			VNAPI_INIT_LOG(ERR, "%s: server mode is vhost-user's: a %s device has no session to listen for",
+				       dev->data->name, proc->ops->name);
+			return -ENOTSUP;
+		}
+		ret = proc->session->listen(dev);
 		if (ret != 0)
 			return ret;
 		vnapi_backend_assume(dev);
@@ -470,7 +490,8 @@ vnapi_conn_probe(struct rte_eth_dev *dev)
 	if (ret != 0) {
 		vnapi_conn_thread_stop(dev);
 		vnapi_backend_disconnect(dev);
-		proc->ops->unlisten(dev);
+		if (proc->session != NULL)
+			proc->session->unlisten(dev);
 		return ret;
 	}
 	pthread_mutex_lock(&proc->lock);
@@ -507,6 +528,7 @@ vnapi_conn_quiesce(struct rte_eth_dev *dev)
 	pthread_mutex_lock(&proc->lock);
 	proc->sock_watched = false;
 	proc->listen_watched = false;
+	proc->config_watched = false;
 	proc->alarm_at_ms = 0;
 	pthread_mutex_unlock(&proc->lock);
 	/* The thread stops polling the connection's fds (an op may close them). */
@@ -523,7 +545,7 @@ vnapi_conn_resume(struct rte_eth_dev *dev)
 	pthread_mutex_lock(&proc->lock);
 	if (__atomic_sub_fetch(&proc->quiesce, 1, __ATOMIC_SEQ_CST) == 0) {
 		/* A request of the op found the connection broken. */
-		if (vnapi_connected(hw) && !proc->ops->is_open(dev))
+		if (vnapi_connected(hw) && !vnapi_backend_session_open(dev))
 			lsc = vnapi_conn_lost(dev, "the back end went away");
 		vnapi_conn_arm(dev);
 	}
@@ -548,7 +570,7 @@ vnapi_conn_start(struct rte_eth_dev *dev)
 		return 0;
 	}
 	ret = vnapi_backend_start(dev);
-	if (ret != 0 && !proc->ops->is_open(dev)) {
+	if (ret != 0 && !vnapi_backend_session_open(dev)) {
 		/* It went away during the start: resume() reports the loss, the
 		 * next connection starts the rings. */
 		return 0;
@@ -604,5 +626,6 @@ vnapi_conn_close(struct rte_eth_dev *dev)
 
 	vnapi_conn_thread_stop(dev);
 	vnapi_backend_disconnect(dev);
-	proc->ops->unlisten(dev);
+	if (proc->session != NULL)
+		proc->session->unlisten(dev);
 }

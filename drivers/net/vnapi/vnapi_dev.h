@@ -35,7 +35,8 @@
 #include "vnapi_features.h"
 #include "vnapi_net_hdr.h"
 
-struct vnapi_transport_ops;
+struct vnapi_device_ops;
+struct vnapi_session_ops;
 
 _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds lib/virtq's limit");
 
@@ -63,6 +64,7 @@ _Static_assert(VNAPI_MAX_QUEUE_SIZE <= VIRTQ_MAX_NUM, "devarg queue_size exceeds
 #define VIRTIO_STATUS_DRIVER      2
 #define VIRTIO_STATUS_DRIVER_OK   4
 #define VIRTIO_STATUS_FEATURES_OK 8
+#define VIRTIO_STATUS_DEVICE_NEEDS_RESET 64
 
 /**
  * A queue's datapath gate (vnapi_gate.h): the burst functions enter it and
@@ -267,7 +269,11 @@ struct vnapi_hw {
 
 /** process_private: fds, the transport and its connection, per process. */
 struct vnapi_proc {
-	const struct vnapi_transport_ops *ops; /**< The device's transport. */
+	const struct vnapi_device_ops *ops;    /**< The device, through its transport. */
+	/** The vhost-user session that carries the device (connect, listen,
+	 * reconnect, cancel), or NULL: the device is there from probe to
+	 * remove (virtio-pci). */
+	const struct vnapi_session_ops *session;
 	/** The transport's own state (ops->state_size bytes after this struct):
 	 * struct vnapi_vhost_user or struct vnapi_pci. */
 	void *transport;
@@ -288,8 +294,9 @@ struct vnapi_proc {
 	int conn_wake_fd;                    /**< eventfd: look at the state again. */
 	int conn_cancel_fd;                  /**< eventfd: abort the handshake's waits. */
 	uint32_t lsc_due;                    /**< LSC events to deliver (atomic). */
-	bool sock_watched;
-	bool listen_watched;
+	bool sock_watched;                   /**< The session's connection. */
+	bool listen_watched;                 /**< Server: the listening socket. */
+	bool config_watched;                 /**< The device's config interrupt fd. */
 	uint64_t alarm_at_ms;                /**< Reconnection / accept retry (0: none). */
 	int listen_fd;                       /**< Server: -1 otherwise. */
 	uint32_t backoff_ms;                 /**< Client: next reconnection delay. */

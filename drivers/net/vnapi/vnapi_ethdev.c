@@ -8,13 +8,8 @@
  * the bursts vnapi_rxtx.c's, the counters vnapi_stats.c's.
  */
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* POLLRDHUP */
-#endif
-
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -409,24 +404,6 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 }
 
 /*
- * The device's end of the connection closed (EOF, hang-up or error on the
- * transport's event fd, without reading it): the drain stops waiting. The
- * connection handlers are quiesced during a stop, so nobody else notices.
- */
-static bool
-vnapi_tx_drain_peer_gone(struct rte_eth_dev *dev)
-{
-	const struct vnapi_proc *proc = dev->process_private;
-	struct pollfd pfd = { .fd = proc->ops->event_fd(dev), .events = POLLRDHUP };
-
-	if (!proc->ops->is_open(dev))
-		return true;
-	if (pfd.fd < 0 || poll(&pfd, 1, 0) <= 0)
-		return false;
-	return (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-}
-
-/*
  * Stop drains tx: before the rings are taken back, wait (at most
  * tx_drain_ms) until the device has consumed every packet the application
  * handed over, polling the used rings every VNAPI_TX_DRAIN_POLL_US and
@@ -434,13 +411,16 @@ vnapi_tx_drain_peer_gone(struct rte_eth_dev *dev)
  * burst while this thread reclaims, and a burst from now on is refused
  * (tx_qN_refused) rather than accepted into a ring about to be dropped. No
  * wait without a back end (it is away: its rings were flushed at the
- * loss), for a broken queue, or once the back end's connection closes.
+ * loss), for a broken queue, or once the device no longer serves (the
+ * transport says so: serving(); the connection handlers that would notice
+ * a vhost-user back end's hang-up are quiesced).
  * Whatever is left at the deadline is freed by the stop and counted in
  * tx_qN_dropped_at_stop (vnapi_dev_stop_quiesced()).
  */
 static void
 vnapi_tx_drain(struct rte_eth_dev *dev)
 {
+	const struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_hw *hw = dev->data->dev_private;
 	uint64_t start, deadline;
 	unsigned int polls = 0;
@@ -467,8 +447,8 @@ vnapi_tx_drain(struct rte_eth_dev *dev)
 				       dev->data->name, hw->params.tx_drain_ms);
 			break;
 		}
-		if (vnapi_tx_drain_peer_gone(dev)) {
-			VNAPI_INIT_LOG(NOTICE, "%s: stop: the back end went away during the tx drain",
+		if (!proc->ops->serving(dev)) {
+			VNAPI_INIT_LOG(NOTICE, "%s: stop: the device stopped serving during the tx drain",
 				       dev->data->name);
 			break;
 		}
@@ -791,7 +771,8 @@ vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected)
 }
 
 struct vnapi_proc *
-vnapi_proc_alloc(const struct vnapi_transport_ops *ops, int socket)
+vnapi_proc_alloc(const struct vnapi_device_ops *ops, const struct vnapi_session_ops *session,
+		 int socket)
 {
 	struct vnapi_proc *proc;
 	unsigned int i;
@@ -801,6 +782,7 @@ vnapi_proc_alloc(const struct vnapi_transport_ops *ops, int socket)
 	if (proc == NULL)
 		return NULL;
 	proc->ops = ops;
+	proc->session = session;
 	proc->transport = ops->state_size != 0 ? (void *)(proc + 1) : NULL;
 	if (ops->state_init != NULL)
 		ops->state_init(proc->transport);
@@ -819,7 +801,7 @@ vnapi_proc_alloc(const struct vnapi_transport_ops *ops, int socket)
  */
 int
 vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
-			       const struct vnapi_transport_ops *ops, bool if_ours)
+			       const struct vnapi_device_ops *ops, bool if_ours)
 {
 	const struct vnapi_hw *hw;
 	struct rte_eth_dev *dev;
@@ -842,7 +824,7 @@ vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
 		VNAPI_INIT_LOG(ERR, "%s: the primary process's port is not vnapi's", name);
 		return -ENODEV;
 	}
-	proc = vnapi_proc_alloc(ops, rte_socket_id());
+	proc = vnapi_proc_alloc(ops, NULL, rte_socket_id());
 	if (proc == NULL) {
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;

@@ -34,15 +34,18 @@ int vnapi_eth_dev_init(struct rte_eth_dev *dev, const struct rte_ether_addr *mac
 void vnapi_eth_dev_probe_undo(struct rte_eth_dev *dev, bool connected);
 
 struct vnapi_proc;
-struct vnapi_transport_ops;
+struct vnapi_device_ops;
+struct vnapi_session_ops;
 
 /**
- * A primary's per-process state for transport @p ops, with no fds yet,
- * followed by @p priv_size bytes for the transport (zeroed), on NUMA
- * node @p socket. NULL if out of memory.
+ * A primary's per-process state for a device reached through @p ops and,
+ * when it has one, the session @p session (NULL: none, virtio-pci), with
+ * no fds yet, followed by ops->state_size bytes for the transport
+ * (zeroed, then ops->state_init), on NUMA node @p socket. NULL if out of
+ * memory.
  */
-struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_transport_ops *ops,
-				    int socket);
+struct vnapi_proc *vnapi_proc_alloc(const struct vnapi_device_ops *ops,
+				    const struct vnapi_session_ops *session, int socket);
 
 /**
  * The common tail of a primary's probe (vdev or PCI), once the port is
@@ -64,7 +67,7 @@ int vnapi_eth_dev_probe_finish(struct rte_eth_dev *dev, int socket);
  * else return 1 quietly (the bus offers the device to the next driver).
  */
 int vnapi_eth_dev_attach_secondary(struct rte_device *device, const char *name,
-				   const struct vnapi_transport_ops *ops, bool if_ours);
+				   const struct vnapi_device_ops *ops, bool if_ours);
 
 /** A bus's remove: close and release the port @p name (0 if already gone). */
 int vnapi_eth_dev_remove(const char *name);

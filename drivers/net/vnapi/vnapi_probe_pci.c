@@ -93,7 +93,7 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	 * device. Without vnapi=1 (dumpcap passes no allow-list) only if the
 	 * primary's port for the device is vnapi's. */
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_transport_pci,
+		return vnapi_eth_dev_attach_secondary(&pd->device, name, &vnapi_pci_device_ops,
 						      !wanted);
 	if (!wanted)
 		return 1; /* not asked for: leave the device to another driver */
@@ -112,7 +112,7 @@ vnapi_pci_probe(struct rte_pci_driver *drv __rte_unused, struct rte_pci_device *
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = vnapi_proc_alloc(&vnapi_transport_pci, pd->device.numa_node);
+	proc = vnapi_proc_alloc(&vnapi_pci_device_ops, NULL, pd->device.numa_node);
 	if (proc == NULL) {
 		ret = -ENOMEM;
 		goto err_release;

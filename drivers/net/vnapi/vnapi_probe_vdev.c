@@ -39,7 +39,7 @@ vnapi_probe(struct rte_vdev_device *vdev)
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return vnapi_eth_dev_attach_secondary(&vdev->device, name,
-						      &vnapi_transport_vhost_user, false);
+						      &vnapi_vhost_user_device_ops, false);
 	ret = vnapi_devargs_parse(name, rte_vdev_device_args(vdev), &params);
 	if (ret != 0)
 		return ret;
@@ -50,7 +50,8 @@ vnapi_probe(struct rte_vdev_device *vdev)
 	hw = dev->data->dev_private;
 	hw->params = params;
 
-	proc = vnapi_proc_alloc(&vnapi_transport_vhost_user, rte_socket_id());
+	proc = vnapi_proc_alloc(&vnapi_vhost_user_device_ops, &vnapi_vhost_user_session_ops,
+				rte_socket_id());
 	if (proc == NULL) {
 		vnapi_eth_dev_probe_undo(dev, false);
 		return -ENOMEM;

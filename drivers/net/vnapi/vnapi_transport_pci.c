@@ -304,11 +304,9 @@ vnapi_pci_notify_addrs(struct vnapi_pci *p)
 	return nq;
 }
 
-/* Reset and read what the device offers. The device is there from probe
- * on: @p wait_ms has nothing to wait for. */
+/* Reset and read what the device offers (there from probe on). */
 static int
-vnapi_pci_connect(struct rte_eth_dev *dev, unsigned int wait_ms __rte_unused, uint64_t *offered,
-	     uint16_t *max_qp)
+vnapi_pci_features_get(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vnapi_pci_of(dev);
@@ -603,13 +601,13 @@ vnapi_pci_set_status(struct rte_eth_dev *dev, uint8_t status)
 }
 
 /*
- * The config eventfd (vector 0) is the connection's event fd: vnapi_conn.c
- * watches it while the device is negotiated, and calls poll() when it is
- * readable. The device never goes away, so poll() never reports a loss: it
- * reads the link status from the device configuration and updates the link.
+ * The config eventfd (vector 0): vnapi_conn.c watches it while the device
+ * is negotiated, and calls config_changed() when it is readable, which
+ * reads the link status from the device configuration and updates the
+ * link.
  */
 static int
-vnapi_pci_event_fd(const struct rte_eth_dev *dev)
+vnapi_pci_config_fd(const struct rte_eth_dev *dev)
 {
 	const struct vnapi_pci *p = vnapi_pci_of(dev);
 
@@ -617,8 +615,8 @@ vnapi_pci_event_fd(const struct rte_eth_dev *dev)
 }
 
 /* Config change, on the port's connection thread under vnapi_conn.c's lock. */
-static int
-vnapi_pci_poll(struct rte_eth_dev *dev)
+static bool
+vnapi_pci_config_changed(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_pci *p = vnapi_pci_of(dev);
@@ -628,48 +626,40 @@ vnapi_pci_poll(struct rte_eth_dev *dev)
 	/* EAL does not read an EXT handle's fd: clear the eventfd (nonblocking;
 	 * nothing pending is a spurious wakeup). */
 	if (p->cfg_fd < 0 || read(p->cfg_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
-		return 0;
+		return false;
 	up = vnapi_pci_link_up(dev);
 	if (up == !__atomic_load_n(&hw->no_carrier, __ATOMIC_RELAXED))
-		return 0;
+		return true;
 	__atomic_store_n(&hw->no_carrier, !up, __ATOMIC_RELAXED);
 	VNAPI_LOG(INFO, "%s: device reports link %s", dev->data->name, up ? "up" : "down");
 	/* The event outside vnapi_conn.c's lock (the application's callback
 	 * may call ethdev ops, which take it). */
 	if (hw->started && vnapi_connected(hw) && vnapi_link_state_set(dev, up))
 		vnapi_link_event_post(dev);
-	return 0;
+	return true;
 }
 
-/* Server mode is vhost-user's (the PCI probe refuses server=1): the device
- * is there from probe on, nothing listens and nothing is accepted. */
-static int
-vnapi_pci_listen(struct rte_eth_dev *dev)
+/*
+ * The device serves while it is mapped, has not set DEVICE_NEEDS_RESET
+ * (virtio 1.2 section 2.1.1: it can no longer use the rings) and does not
+ * read as all ones (a function that is gone).
+ */
+static bool
+vnapi_pci_serving(const struct rte_eth_dev *dev)
 {
-	VNAPI_INIT_LOG(ERR, "%s: server mode is for vhost-user, not a virtio-pci device",
-		       dev->data->name);
-	return -ENOTSUP;
+	struct vnapi_pci *p = vnapi_pci_of(dev);
+	uint8_t status;
+
+	if (p->common == NULL)
+		return false;
+	status = vnapi_pci_r8(p, VNAPI_PCI_STATUS);
+	return status != 0xff && (status & VIRTIO_STATUS_DEVICE_NEEDS_RESET) == 0;
 }
 
+/* Let go of the device (reset, vectors off): at close, at a port reset,
+ * and when negotiation refused it. */
 static void
-vnapi_pci_unlisten(struct rte_eth_dev *dev __rte_unused)
-{
-}
-
-static int
-vnapi_pci_listen_fd(const struct rte_eth_dev *dev __rte_unused)
-{
-	return -1;
-}
-
-static int
-vnapi_pci_accept(struct rte_eth_dev *dev __rte_unused)
-{
-	return -ENOTSUP;
-}
-
-static void
-vnapi_pci_disconnect(struct rte_eth_dev *dev)
+vnapi_pci_release(struct rte_eth_dev *dev)
 {
 	struct vnapi_pci *p = vnapi_pci_of(dev);
 
@@ -685,14 +675,6 @@ vnapi_pci_disconnect(struct rte_eth_dev *dev)
 	p->cfg_fd = -1;
 }
 
-/* The device is mapped from probe to remove: never "gone", so vnapi_conn.c
- * never sees a loss or starts a reconnection for it. */
-static bool
-vnapi_pci_is_open(const struct rte_eth_dev *dev)
-{
-	return vnapi_pci_of(dev)->common != NULL;
-}
-
 /* The kick (datapath lcore): the queue index at the ring's notify address.
  * rte_write16 orders it after the ring stores that published the buffers. */
 static bool
@@ -702,30 +684,26 @@ vnapi_pci_notify(struct rte_eth_dev *dev, uint16_t vring)
 	return true;
 }
 
-const struct vnapi_transport_ops vnapi_transport_pci = {
+const struct vnapi_device_ops vnapi_pci_device_ops = {
 	.name = "virtio-pci",
-	.listen = vnapi_pci_listen,
-	.unlisten = vnapi_pci_unlisten,
-	.listen_fd = vnapi_pci_listen_fd,
-	.accept = vnapi_pci_accept,
-	.connect = vnapi_pci_connect,
-	.disconnect = vnapi_pci_disconnect,
+	.features_get = vnapi_pci_features_get,
 	.set_features = vnapi_pci_set_features,
 	.set_memory = vnapi_pci_set_memory,
 	.vring_start = vnapi_pci_vring_start,
 	.vring_enable = vnapi_pci_vring_enable,
 	.vring_stop = vnapi_pci_vring_stop,
 	.set_status = vnapi_pci_set_status,
-	.event_fd = vnapi_pci_event_fd,
-	.poll = vnapi_pci_poll,
-	.is_open = vnapi_pci_is_open,
 	.notify = vnapi_pci_notify,
+	.config_fd = vnapi_pci_config_fd,
+	.config_changed = vnapi_pci_config_changed,
+	.serving = vnapi_pci_serving,
+	.release = vnapi_pci_release,
 	.transport_features = 1ULL << VIRTIO_F_ACCESS_PLATFORM,
-	.state_size = sizeof(struct vnapi_pci),
 	.mq_features = 1ULL << VIRTIO_NET_F_CTRL_VQ,
 	/* QEMU (7.2 at least) arms the packed tx ring's event at the slot it
 	 * will consume next, then consumes on (virtio_net_tx_complete) without
 	 * arming again: the event names a slot we already made available and
 	 * no later kick matches it (doc/design.md, "virtio-pci transport"). */
 	.packed_excluded = 1ULL << VIRTIO_F_RING_EVENT_IDX,
+	.state_size = sizeof(struct vnapi_pci),
 };

@@ -3,15 +3,22 @@
  */
 
 /*
- * The vhost-user transport: vnapi connects to the back end's unix socket
- * (client), or listens on it and accepts the back end (server=1), and
- * drives it with vnapi_vhost_user.c's requests. Memory is shared
- * by file descriptor (SET_MEM_TABLE over DPDK's memseg files); the rings'
- * kick and call are the eventfds of struct vnapi_proc.
+ * The vhost-user transport, in two tables (vnapi_transport.h). The
+ * session: vnapi connects to the back end's unix socket (client), or
+ * listens on it and accepts the back end (server=1), and watches the
+ * connection. The device: vnapi_vhost_user.c's requests over that
+ * connection. Memory is shared by file descriptor (SET_MEM_TABLE over
+ * DPDK's memseg files); the rings' kick and call are the eventfds of
+ * struct vnapi_proc.
  */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* POLLRDHUP */
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,68 +49,19 @@ vnapi_vu(const struct rte_eth_dev *dev)
 	return ((struct vnapi_proc *)dev->process_private)->transport;
 }
 
+/* ------------------------------------------------------------ session */
+
 static int
-vnapi_vu_connect(struct rte_eth_dev *dev, unsigned int wait_ms, uint64_t *offered,
-		 uint16_t *max_qp)
+vnapi_vu_connect(struct rte_eth_dev *dev, unsigned int wait_ms)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
 	struct vnapi_vhost_user *vu = vnapi_vu(dev);
-	uint64_t proto = 0, qnum;
-	int ret;
 
-	if (hw->params.server) {
-		if (vu->sock < 0)
-			return -ENOTCONN; /* nobody connected yet */
-	} else if (wait_ms == 0) {
-		ret = vnapi_vhost_user_try_connect(vu, hw->params.path);
-		if (ret != 0)
-			return ret;
-	} else {
-		ret = vnapi_vhost_user_connect(vu, hw->params.path, wait_ms,
-					       VNAPI_CONNECT_RETRY_MS);
-		if (ret != 0)
-			return ret;
-	}
-	ret = vnapi_vhost_user_get_features(vu, offered);
-	if (ret == 0)
-		ret = vnapi_vhost_user_set_owner(vu);
-	if (ret != 0)
-		goto err_close;
-
-	hw->protocol_features = 0;
-	*max_qp = 1;
-	if (*offered & (1ULL << VHOST_USER_F_PROTOCOL_FEATURES)) {
-		ret = vnapi_vhost_user_get_protocol_features(vu, &proto);
-		if (ret != 0)
-			goto err_close;
-		proto &= (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
-			 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-			 (1ULL << VHOST_USER_PROTOCOL_F_STATUS);
-		ret = vnapi_vhost_user_set_protocol_features(vu, proto);
-		if (ret != 0)
-			goto err_close;
-		hw->protocol_features = proto;
-		if (proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)) {
-			ret = vnapi_vhost_user_get_queue_num(vu, &qnum);
-			if (ret != 0)
-				goto err_close;
-			*max_qp = (uint16_t)RTE_MIN(qnum, (uint64_t)VNAPI_MAX_QUEUE_PAIRS);
-		}
-	}
-	/* Multiqueue needs the protocol feature as well as the device bit. */
-	if (!(proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)))
-		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
-	return 0;
-
-err_close:
-	vnapi_vhost_user_close(vu);
-	return ret;
-}
-
-static void
-vnapi_vu_disconnect(struct rte_eth_dev *dev)
-{
-	vnapi_vhost_user_close(vnapi_vu(dev));
+	if (hw->params.server)
+		return vu->sock < 0 ? -ENOTCONN : 0; /* nobody connected yet */
+	if (wait_ms == 0)
+		return vnapi_vhost_user_try_connect(vu, hw->params.path);
+	return vnapi_vhost_user_connect(vu, hw->params.path, wait_ms, VNAPI_CONNECT_RETRY_MS);
 }
 
 static int
@@ -194,6 +152,49 @@ static bool
 vnapi_vu_is_open(const struct rte_eth_dev *dev)
 {
 	return __atomic_load_n(&vnapi_vu(dev)->sock, __ATOMIC_RELAXED) >= 0;
+}
+
+/* ------------------------------------------------------------- device */
+
+/* What the back end offers, over the session's connection. */
+static int
+vnapi_vu_features_get(struct rte_eth_dev *dev, uint64_t *offered, uint16_t *max_qp)
+{
+	struct vnapi_hw *hw = dev->data->dev_private;
+	struct vnapi_vhost_user *vu = vnapi_vu(dev);
+	uint64_t proto = 0, qnum;
+	int ret;
+
+	ret = vnapi_vhost_user_get_features(vu, offered);
+	if (ret == 0)
+		ret = vnapi_vhost_user_set_owner(vu);
+	if (ret != 0)
+		return ret;
+
+	hw->protocol_features = 0;
+	*max_qp = 1;
+	if (*offered & (1ULL << VHOST_USER_F_PROTOCOL_FEATURES)) {
+		ret = vnapi_vhost_user_get_protocol_features(vu, &proto);
+		if (ret != 0)
+			return ret;
+		proto &= (1ULL << VHOST_USER_PROTOCOL_F_MQ) |
+			 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			 (1ULL << VHOST_USER_PROTOCOL_F_STATUS);
+		ret = vnapi_vhost_user_set_protocol_features(vu, proto);
+		if (ret != 0)
+			return ret;
+		hw->protocol_features = proto;
+		if (proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)) {
+			ret = vnapi_vhost_user_get_queue_num(vu, &qnum);
+			if (ret != 0)
+				return ret;
+			*max_qp = (uint16_t)RTE_MIN(qnum, (uint64_t)VNAPI_MAX_QUEUE_PAIRS);
+		}
+	}
+	/* Multiqueue needs the protocol feature as well as the device bit. */
+	if (!(proto & (1ULL << VHOST_USER_PROTOCOL_F_MQ)))
+		*offered &= ~(1ULL << VIRTIO_NET_F_MQ);
+	return 0;
 }
 
 static int
@@ -336,26 +337,59 @@ vnapi_vu_notify(struct rte_eth_dev *dev, uint16_t vring)
 	return write(proc->kickfd[vring], &one, sizeof(one)) == sizeof(one);
 }
 
-const struct vnapi_transport_ops vnapi_transport_vhost_user = {
+/*
+ * The back end still serves while its end of the connection is open: a
+ * hang-up (POLLRDHUP, POLLHUP) or an error on the socket, seen without
+ * reading it, says it is gone. The drain at stop asks this while the
+ * connection thread, which would read the socket, is quiesced.
+ */
+static bool
+vnapi_vu_serving(const struct rte_eth_dev *dev)
+{
+	struct pollfd pfd = {
+		.fd = __atomic_load_n(&vnapi_vu(dev)->sock, __ATOMIC_RELAXED),
+		.events = POLLRDHUP,
+	};
+
+	if (pfd.fd < 0)
+		return false;
+	if (poll(&pfd, 1, 0) <= 0)
+		return true;
+	return (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) == 0;
+}
+
+/* The device is the connection: closing it stops the back end's rings. */
+static void
+vnapi_vu_release(struct rte_eth_dev *dev)
+{
+	vnapi_vhost_user_close(vnapi_vu(dev));
+}
+
+const struct vnapi_device_ops vnapi_vhost_user_device_ops = {
 	.name = "vhost-user",
-	.listen = vnapi_vu_listen,
-	.unlisten = vnapi_vu_unlisten,
-	.listen_fd = vnapi_vu_listen_fd,
-	.accept = vnapi_vu_accept,
-	.connect = vnapi_vu_connect,
-	.disconnect = vnapi_vu_disconnect,
+	.features_get = vnapi_vu_features_get,
 	.set_features = vnapi_vu_set_features,
 	.set_memory = vnapi_vu_set_memory,
 	.vring_start = vnapi_vu_vring_start,
 	.vring_enable = vnapi_vu_vring_enable,
 	.vring_stop = vnapi_vu_vring_stop,
 	.set_status = vnapi_vu_set_status,
+	.notify = vnapi_vu_notify,
+	.serving = vnapi_vu_serving,
+	.release = vnapi_vu_release,
+	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
+	.state_size = sizeof(struct vnapi_vhost_user),
+	.state_init = vnapi_vu_state_init,
+};
+
+const struct vnapi_session_ops vnapi_vhost_user_session_ops = {
+	.connect = vnapi_vu_connect,
+	.listen = vnapi_vu_listen,
+	.unlisten = vnapi_vu_unlisten,
+	.listen_fd = vnapi_vu_listen_fd,
+	.accept = vnapi_vu_accept,
 	.event_fd = vnapi_vu_event_fd,
 	.poll = vnapi_vu_poll,
 	.is_open = vnapi_vu_is_open,
-	.notify = vnapi_vu_notify,
-	.transport_features = 1ULL << VHOST_USER_F_PROTOCOL_FEATURES,
 	.cancel_fd_set = vnapi_vhost_user_cancel_fd_set,
-	.state_size = sizeof(struct vnapi_vhost_user),
-	.state_init = vnapi_vu_state_init,
 };
