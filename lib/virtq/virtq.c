@@ -310,6 +310,18 @@ virtq_release_io(struct virtq *vq, uint16_t head)
 	vq->heads[head].cookie = NULL;
 }
 
+/* Every head (packed: buffer id) with a cookie, as virtq_detach_unused(). */
+uint16_t
+virtq_outstanding(const struct virtq *vq)
+{
+	uint32_t i;
+	uint16_t n = 0;
+
+	for (i = 0; i < vq->params.num; i++)
+		n += vq->heads[i].cookie != NULL;
+	return n;
+}
+
 bool
 virtq_is_broken(const struct virtq *vq)
 {

@@ -287,6 +287,13 @@ bool virtq_intr_enabled(const struct virtq *vq);
  */
 void *virtq_detach_unused(struct virtq *vq);
 
+/**
+ * Chains added and not yet taken by virtq_get_used() (whether the device
+ * used them or not): what virtq_detach_unused() would give back now. O(num),
+ * for the control path (the tx drain at stop). Works on a broken queue.
+ */
+uint16_t virtq_outstanding(const struct virtq *vq);
+
 /** True once a device-written value was rejected. */
 bool virtq_is_broken(const struct virtq *vq);
 

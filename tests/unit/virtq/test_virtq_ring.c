@@ -680,8 +680,11 @@ t_detach_unused(struct harness *h, const struct test_cfg *cfg)
 	memset(seen, 0, sizeof(seen));
 	EXPECT_EQ(h_outstanding_mix(h, expect), 0);
 	EXPECT_EQ(virtq_num_free(h->vq), 3);          /* 16 - 16 posted + 3 taken */
+	EXPECT_EQ(virtq_outstanding(h->vq), 9);
 	while ((cookie = virtq_detach_unused(h->vq)) != NULL) {
 		unsigned int id = COOKIE_ID(cookie);
+
+		EXPECT_EQ(virtq_outstanding(h->vq), 9 - n - 1);
 
 		EXPECT(id < 16);
 		EXPECT(expect[id]);
