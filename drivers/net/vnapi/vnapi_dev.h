@@ -259,6 +259,16 @@ struct vnapi_hw {
 	/** The device reports its link down (virtio-net config status, read
 	 * on a config interrupt); vhost-user never sets it. */
 	bool no_carrier;
+	/**
+	 * What the tx drain of the last stop did (port xstats tx_drain_*; a
+	 * stop of a started port rewrites them, xstats_reset does not).
+	 */
+	struct {
+		uint64_t looks;        /**< Looks at the tx rings (0: no drain, no back end). */
+		uint64_t waited_us;    /**< From the drain's start to its last look. */
+		uint64_t prev_look_us; /**< From its start to the look before the last (0: one look). */
+		uint64_t left;         /**< Packets the tx rings still held at the last look. */
+	} drain;
 	uint64_t reconnects;         /**< Back ends (re)connected after a loss. */
 	uint64_t ctrl_violations;    /**< Connections dropped for a protocol violation. */
 	/** The device is there and negotiated: read and written with

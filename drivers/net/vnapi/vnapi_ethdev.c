@@ -406,57 +406,77 @@ vnapi_dev_start(struct rte_eth_dev *dev)
 /*
  * Stop drains tx: before the rings are taken back, wait (at most
  * tx_drain_ms) until the device has consumed every packet the application
- * handed over, polling the used rings every VNAPI_TX_DRAIN_POLL_US and
+ * handed over, looking at the used rings every VNAPI_TX_DRAIN_POLL_US and
  * reclaiming as it goes. The gates are closed first, so no lcore is in a
  * burst while this thread reclaims, and a burst from now on is refused
  * (tx_qN_refused) rather than accepted into a ring about to be dropped. No
- * wait without a back end (it is away: its rings were flushed at the
- * loss), for a broken queue, or once the device no longer serves (the
- * transport says so: serving(); the connection handlers that would notice
- * a vhost-user back end's hang-up are quiesced).
- * Whatever is left at the deadline is freed by the stop and counted in
+ * drain without a back end (it is away: its rings were flushed at the
+ * loss); no wait with tx_drain_ms=0 (one look), for a broken queue, or once
+ * the device no longer serves (the transport says so: serving(); the
+ * connection handlers that would notice a vhost-user back end's hang-up
+ * are quiesced). Whatever is left is freed by the stop and counted in
  * tx_qN_dropped_at_stop (vnapi_dev_stop_quiesced()).
+ *
+ * What it did is the port's tx_drain_* xstats, by its own clock: looks,
+ * the time of the last look and of the one before it, and the packets
+ * left. A drain that ran to the bound B made its last look at B or later
+ * and the one before it earlier than B; with tx_drain_ms=0 it looked once.
  */
 static void
 vnapi_tx_drain(struct rte_eth_dev *dev)
 {
 	const struct vnapi_proc *proc = dev->process_private;
 	struct vnapi_hw *hw = dev->data->dev_private;
-	uint64_t start, deadline;
-	unsigned int polls = 0;
-	bool left;
+	const uint64_t bound_us = (uint64_t)hw->params.tx_drain_ms * 1000;
+	const char *end;
+	uint64_t start, now = 0;
+	bool waiting;
 	uint16_t q;
 
-	if (hw->params.tx_drain_ms == 0 || !vnapi_connected(hw))
+	memset(&hw->drain, 0, sizeof(hw->drain));
+	if (!vnapi_connected(hw))
 		return;
 	vnapi_gates_close(dev);
-	start = vnapi_now_ms();
-	deadline = start + hw->params.tx_drain_ms;
+	start = vnapi_now_us();
 	for (;;) {
-		left = false;
+		waiting = false;
 		for (q = 0; q < dev->data->nb_tx_queues; q++) {
 			struct vnapi_txq *txq = dev->data->tx_queues[q];
 
 			if (txq != NULL && !vnapi_txq_drained(txq))
-				left = true;
+				waiting = true;
 		}
-		if (!left)
+		hw->drain.looks++;
+		hw->drain.prev_look_us = now; /* 0 before the first */
+		now = vnapi_now_us() - start;
+		if (!waiting) {
+			end = "nothing left to wait for";
 			break;
-		if (vnapi_now_ms() >= deadline) {
-			VNAPI_INIT_LOG(WARNING, "%s: stop: the device did not consume every tx packet within tx_drain_ms=%u; the rest is dropped (tx_qN_dropped_at_stop)",
-				       dev->data->name, hw->params.tx_drain_ms);
+		}
+		if (now >= bound_us) {
+			end = "the bound passed";
 			break;
 		}
 		if (!proc->ops->serving(dev)) {
-			VNAPI_INIT_LOG(NOTICE, "%s: stop: the device stopped serving during the tx drain",
-				       dev->data->name);
+			end = "the device stopped serving";
 			break;
 		}
 		rte_delay_us_sleep(VNAPI_TX_DRAIN_POLL_US);
-		polls++;
 	}
-	VNAPI_INIT_LOG(DEBUG, "%s: stop: tx drain %s after %" PRIu64 " ms (%u pauses)",
-		       dev->data->name, left ? "gave up" : "done", vnapi_now_ms() - start, polls);
+	hw->drain.waited_us = now;
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct vnapi_txq *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			hw->drain.left += virtq_outstanding(txq->vq);
+	}
+	if (hw->drain.left != 0 && hw->params.tx_drain_ms != 0)
+		VNAPI_INIT_LOG(WARNING, "%s: stop: %" PRIu64 " tx packets not consumed within tx_drain_ms=%u (%s after %" PRIu64 " us): dropped (tx_qN_dropped_at_stop)",
+			       dev->data->name, hw->drain.left, hw->params.tx_drain_ms, end,
+			       hw->drain.waited_us);
+	VNAPI_INIT_LOG(DEBUG, "%s: stop: tx drain: %" PRIu64 " looks, the last after %" PRIu64 " us, the one before after %" PRIu64 " us (tx_drain_ms=%u), %" PRIu64 " packets left: %s",
+		       dev->data->name, hw->drain.looks, hw->drain.waited_us,
+		       hw->drain.prev_look_us, hw->params.tx_drain_ms, hw->drain.left, end);
 }
 
 static void

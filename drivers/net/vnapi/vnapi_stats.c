@@ -149,6 +149,10 @@ static const struct {
 } vnapi_port_xstats[] = {
 	{ "reconnects", offsetof(struct vnapi_hw, reconnects) },
 	{ "ctrl_protocol_violations", offsetof(struct vnapi_hw, ctrl_violations) },
+	{ "tx_drain_looks", offsetof(struct vnapi_hw, drain.looks) },
+	{ "tx_drain_waited_us", offsetof(struct vnapi_hw, drain.waited_us) },
+	{ "tx_drain_prev_look_us", offsetof(struct vnapi_hw, drain.prev_look_us) },
+	{ "tx_drain_left", offsetof(struct vnapi_hw, drain.left) },
 };
 
 static unsigned int

@@ -10,7 +10,8 @@
  * @internal
  * The control path's clock: CLOCK_MONOTONIC in milliseconds, for deadlines
  * and backoffs (the connection state machine, the vhost-user socket, their
- * unit tests). Not for the datapath.
+ * unit tests), and in microseconds for the tx drain at stop. Not for the
+ * datapath.
  */
 
 #include <stdint.h>
@@ -24,6 +25,16 @@ vnapi_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/** Microseconds of CLOCK_MONOTONIC (the tx drain's own account of its wait). */
+static inline uint64_t
+vnapi_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 #endif /* _VNAPI_TIME_H_ */
