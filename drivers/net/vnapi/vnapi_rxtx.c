@@ -288,17 +288,52 @@ vnapi_rx_offload(struct vnapi_rxq *rxq, struct rte_mbuf *m)
 	}
 }
 
-/* A buffer the device filled with less than a header: dropped and counted. */
-static inline bool
-vnapi_rx_short(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len)
+/*
+ * The device wrote a header or a used len that makes no sense (the rare
+ * path, out of line; @p why is a static string): we can no longer tell
+ * where packets start or end. The queue is broken and reported at once
+ * (link down, logged once); the @p n buffers from the bad one on are
+ * freed, still as the pool gave them; what this burst took before them is
+ * delivered.
+ */
+static __rte_noinline __rte_cold void
+vnapi_rx_bad(struct vnapi_rxq *rxq, void **cookies, uint16_t n, const char *why)
 {
-	if (likely(len >= rxq->hdr_size))
-		return false;
-	VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: %u-byte buffer shorter than the header, dropped",
-		     rxq->port_id, rxq->queue_id, len);
-	rxq->stats.errors++;
-	rte_mbuf_raw_free(m); /* still as the pool gave it */
-	return true;
+	uint16_t i;
+
+	VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: %s", rxq->port_id, rxq->queue_id, why);
+	for (i = 0; i < n; i++)
+		rte_mbuf_raw_free(cookies[i]);
+	/* Counted where lib/virtq did not reject something first (a packet
+	 * whose later buffers it refused: bad_used). */
+	if (!virtq_is_broken(rxq->vq)) {
+		rxq->stats.errors++;
+		virtq_mark_broken(rxq->vq, why);
+	}
+	if (!rxq->broken_reported) {
+		rxq->broken_reported = true;
+		vnapi_link_queue_broken(rxq->port_id, "rx", rxq->queue_id, rxq->vq);
+	}
+}
+
+/*
+ * A mergeable packet's first buffer says it spans @p nbufs buffers (not
+ * 1): 0 is nonsense, and the device uses a packet's buffers together
+ * (virtio 1.2, 5.1.6.4.2: at least num_buffers are seen used at once), so
+ * the ones this burst has not taken (@p rest of them follow here) must be
+ * in the used ring now. Otherwise vnapi_rx_bad(). Out of line: the common
+ * packet fits one buffer.
+ */
+static __rte_noinline __rte_cold const char *
+vnapi_rx_mrg_bad(struct vnapi_rxq *rxq, uint16_t nbufs, uint16_t rest)
+{
+	if (nbufs == 0)
+		return "rx header says num_buffers 0";
+	if (nbufs > rxq->nb_desc)
+		return "rx header's num_buffers beyond the ring";
+	if (nbufs - 1 > rest && virtq_used_count(rxq->vq) < nbufs - 1 - rest)
+		return "rx used ring ends inside a packet (num_buffers)";
+	return NULL;
 }
 
 /* A complete packet: its offload fields (if negotiated), then into the burst. */
@@ -322,8 +357,11 @@ vnapi_rx_single(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uin
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = cookies[i];
 
-		if (unlikely(vnapi_rx_short(rxq, m, lens[i])))
-			continue;
+		if (unlikely(lens[i] < rxq->hdr_size)) {
+			vnapi_rx_bad(rxq, &cookies[i], n - i,
+				     "rx used len shorter than the virtio-net header");
+			break;
+		}
 		vnapi_rx_init_mbuf(rxq, m, lens[i] - rxq->hdr_size);
 		vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 	}
@@ -347,32 +385,28 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 
 		if (rxq->mrg_head == NULL) {
 			const struct vnapi_net_hdr *hdr;
+			const char *why;
 			uint16_t nbufs;
 
-			if (unlikely(vnapi_rx_short(rxq, m, len)))
-				continue;
+			if (unlikely(len < rxq->hdr_size)) {
+				vnapi_rx_bad(rxq, &cookies[i], n - i,
+					     "rx used len shorter than the virtio-net header");
+				break;
+			}
 			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
 					     rxq->hdr_size);
 			nbufs = hdr->num_buffers;
-			if (unlikely(nbufs == 0 || nbufs > rxq->nb_desc)) {
-				/* Device-written and nonsensical: we can no longer
-				 * tell where packets start. */
-				VNAPI_DP_LOG(DEBUG, "port %u rx queue %u: num_buffers %u (queue size %u)",
-					     rxq->port_id, rxq->queue_id, nbufs, rxq->nb_desc);
-				/* All still as the pool gave them. */
-				rte_mbuf_raw_free(m);
-				/* Reported once, by vnapi_rx_finish(). */
-				virtq_mark_broken(rxq->vq, "rx num_buffers out of range");
-				rxq->stats.errors++;
-				for (i++; i < n; i++)
-					rte_mbuf_raw_free(cookies[i]);
-				break;
-			}
-			vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
-			if (nbufs == 1) {
+			if (likely(nbufs == 1)) {
+				vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
 				vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
 				continue;
 			}
+			why = vnapi_rx_mrg_bad(rxq, nbufs, n - i - 1);
+			if (unlikely(why != NULL)) {
+				vnapi_rx_bad(rxq, &cookies[i], n - i, why);
+				break;
+			}
+			vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
 			rxq->mrg_head = m;
 			rxq->mrg_tail = m;
 			rxq->mrg_left = nbufs - 1;
