@@ -84,7 +84,8 @@ meson test -C "$build" --print-errorlogs --num-processes 1 "$@" || status=1
 sanitized_tests=(
     pair_count_vnapi pair_count_vnapi_packed pair_sizes_vnapi pair_segs_vnapi_packed
     pair_mq_vnapi_packed pair_cycles_vnapi
-    pair_offload_vnapi_packed pair_badring_vnapi race_vnapi_event_idx race_vnapi_packed_q1of2
+    pair_offload_vnapi_packed pair_badring_vnapi hostile_rx_split_mrg hostile_rx_packed_mrg_ooo
+    race_vnapi_event_idx race_vnapi_packed_q1of2
     reconnect_client_vnapi reconnect_server_vnapi_packed reconnect_intr_vnapi_packed
     ctrl_violation_vnapi tools_secondary l3fwd_mq_vnapi
     napi_fwd_pairs_hybrid_vnapi napi_fwd_pairs_hybrid_vnapi_packed

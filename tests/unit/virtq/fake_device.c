@@ -89,7 +89,12 @@ fake_dev_attach_split(struct fake_dev *d, uint16_t vring_base, void *desc_area,
 	/* SET_VRING_BASE(start_idx): the device's own view; ring memory is the
 	 * driver's to initialise, so check it agrees.
 	 */
-	if (__atomic_load_n(&d->split.used->idx, __ATOMIC_RELAXED) != vring_base ||
+	if (__atomic_load_n(&d->split.used->idx, __ATOMIC_RELAXED) != vring_base)
+		return fake_dev_driver_error(d, "ring indices differ from the vring base");
+	/* Buffers made available before the ring was handed over (rx) are
+	 * taken from the base on, as lib/vhost does; at most num of them. */
+	if (d->posted_ok ?
+	    (uint16_t)(__atomic_load_n(&d->split.avail->idx, __ATOMIC_ACQUIRE) - vring_base) > num :
 	    __atomic_load_n(&d->split.avail->idx, __ATOMIC_ACQUIRE) != vring_base)
 		return fake_dev_driver_error(d, "ring indices differ from the vring base");
 	return 0;
@@ -380,10 +385,12 @@ fake_dev_attach_packed(struct fake_dev *d, uint16_t vring_base, void *desc_area,
 	d->used_idx = start;
 	d->used_published = start;
 	d->signalled_used = start;
-	/* Nothing may be available: slots from the base on would be taken in
-	 * this lap, slots before it in the next.
+	/* Nothing may be available (unless posted_ok: buffers made available
+	 * before the ring was handed over are taken from the base on): slots
+	 * from the base on would be taken in this lap, slots before it in the
+	 * next.
 	 */
-	for (i = 0; i < num; i++) {
+	for (i = 0; i < num && !d->posted_ok; i++) {
 		uint16_t flags = __atomic_load_n(&d->packed.desc[i].flags, __ATOMIC_ACQUIRE);
 
 		if (fake_dev_is_avail_packed(flags, i >= slot ? w : !w))
@@ -696,13 +703,14 @@ static const struct fake_dev_ops *const fake_dev_layout_ops[] = {
 
 /* ---- layout independent ---- */
 
-int
-fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
-	      void *desc_area, void *driver_area, void *device_area)
+static int
+fake_dev_attach(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+		void *desc_area, void *driver_area, void *device_area, bool posted_ok)
 {
 	int ret;
 
 	memset(d, 0, sizeof(*d));
+	d->posted_ok = posted_ok;
 	if ((unsigned int)p->layout >= sizeof(fake_dev_layout_ops) / sizeof(fake_dev_layout_ops[0]) ||
 	    fake_dev_layout_ops[p->layout] == NULL)
 		return -EINVAL;
@@ -717,6 +725,20 @@ fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_b
 	if (ret != 0)
 		fake_dev_fini(d);
 	return ret;
+}
+
+int
+fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+	      void *desc_area, void *driver_area, void *device_area)
+{
+	return fake_dev_attach(d, p, vring_base, desc_area, driver_area, device_area, false);
+}
+
+int
+fake_dev_init_posted(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+		     void *desc_area, void *driver_area, void *device_area)
+{
+	return fake_dev_attach(d, p, vring_base, desc_area, driver_area, device_area, true);
 }
 
 void

@@ -109,6 +109,8 @@ struct fake_dev {
 	 * batch form of lib/vhost's in-order dequeue).
 	 */
 	bool inorder_batch;
+	/** Attached by fake_dev_init_posted(). */
+	bool posted_ok;
 
 	/* Counters, exact. */
 	uint64_t kicks;            /**< fake_dev_kick() calls. */
@@ -129,6 +131,14 @@ struct fake_dev {
  */
 int fake_dev_init(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
 		  void *desc_area, void *driver_area, void *device_area);
+
+/**
+ * As fake_dev_init(), for a ring in which the driver may already have made
+ * buffers available (the PMD posts its rx buffers before it hands the ring
+ * over): they are taken from @p vring_base on, as lib/vhost takes them.
+ */
+int fake_dev_init_posted(struct fake_dev *d, const struct virtq_params *p, uint16_t vring_base,
+			 void *desc_area, void *driver_area, void *device_area);
 
 /** What GET_VRING_BASE would answer (packed: slot | wrap counter << 15). */
 uint16_t fake_dev_vring_base(const struct fake_dev *d);
