@@ -56,6 +56,7 @@ fi
 max_len() {
     case "$1" in
     virtq_used) echo 1024 ;;
+    rx_burst) echo 2048 ;;
     *) echo 1100 ;;
     esac
 }
