@@ -81,15 +81,20 @@ def check(cond, msg):
 def run_checks(fn, *args, errors=()):
     """Run one test body fn(*args) and turn its outcome into the script's exit code: a
     HarnessError (a failed check() included) or one of @errors prints 'FAIL: why' and gives 1;
-    otherwise the code is fn's return value if that is an int (e.g. 77, skipped), else 0
-    (None, or a bool a body returns for its own callers), and 0 prints 'PASS'."""
+    so does a body that returns False or anything but None, True or an int. Otherwise the
+    code is fn's int (e.g. 77, skipped), or 0 for None and True (a body that returns True for
+    its own callers), and 0 prints 'PASS'."""
     try:
         rc = fn(*args)
     except (HarnessError,) + tuple(errors) as e:
         print('FAIL: %s' % e, flush=True)
         return 1
-    if isinstance(rc, bool) or not isinstance(rc, int):
+    if rc is None or rc is True:
         rc = 0
+    elif rc is False or not isinstance(rc, int):
+        print('FAIL: the test body returned %r, not a verdict (None, True or an exit code)'
+              % (rc,), flush=True)
+        return 1
     if rc == 0:
         print('PASS', flush=True)
     return rc

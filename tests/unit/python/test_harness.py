@@ -105,10 +105,20 @@ class TestRunChecks(unittest.TestCase):
     def test_skip_code_passes_through(self):
         self.assertEqual(self.run_quiet(lambda: 77), (77, ''))
 
-    def test_bool_is_not_a_code(self):
+    def test_true_passes(self):
         # test_reconnect.py's bodies return True for their own callers.
         self.assertEqual(self.run_quiet(lambda: True), (0, 'PASS\n'))
-        self.assertEqual(self.run_quiet(lambda: False), (0, 'PASS\n'))
+
+    def test_false_fails(self):
+        rc, out = self.run_quiet(lambda: False)
+        self.assertEqual(rc, 1)
+        self.assertTrue(out.startswith('FAIL: the test body returned False'), out)
+
+    def test_other_values_fail(self):
+        for v in ('PASS', [], 0.0):
+            rc, out = self.run_quiet(lambda: v)
+            self.assertEqual(rc, 1, v)
+            self.assertTrue(out.startswith('FAIL: '), out)
 
 
 class TestOpenFds(unittest.TestCase):
