@@ -5,9 +5,14 @@
 Python 3 standard library only.
 
 Rules this module enforces:
-  * every process has a deadline and is ended by its PID: SIGINT, then SIGKILL after a grace
-    period; an atexit guard and a SIGTERM handler end whatever is left, and the child gets
-    PR_SET_PDEATHSIG so that it dies even if this interpreter is SIGKILLed;
+  * every process has a deadline and is ended by its PID: its quit command (interactive
+    testpmd) or SIGINT, then SIGKILL after a grace period; an atexit guard and a SIGTERM
+    handler end whatever is left, and the child gets PR_SET_PDEATHSIG so that it dies even if
+    this interpreter is SIGKILLed;
+  * every end is judged (DpdkProcess.exit_problem(), Session): the process must end by itself
+    within the grace period after its quit command or SIGINT, with exit status 0 or the one
+    the test expects (expect_exit()); a deadline that expires, a SIGKILL the harness had to
+    send, or any other status fails the test and names the process;
   * waits are event-driven (an output line matching a regex, a condition on a polled counter),
     always with a deadline;
   * every process runs with --no-pci, pinned lcores, its own --file-prefix;
@@ -106,6 +111,56 @@ def log(msg):
 
 _T0 = time.monotonic()
 
+# How long a process gets to end by itself after its quit command or SIGINT (each) before the
+# harness SIGKILLs it and the test fails: a hang detector, far above the second or so a
+# testpmd quit takes here, with a driver's tx drain and a shared, sanitized machine.
+STOP_GRACE = 15.0
+
+
+def status_text(rc):
+    """An exit status as a person reads it: '0', '1', 'SIGSEGV' (died of a signal)."""
+    if rc is None:
+        return 'none'
+    if rc < 0:
+        try:
+            return signal.Signals(-rc).name
+        except ValueError:
+            return 'signal %d' % -rc
+    return str(rc)
+
+
+def stop_and_judge(procs):
+    """End every process of @procs (in that order) and judge each end: prints one 'ok' line
+    per process, returns the problems (exit_problem()), [] if none."""
+    problems = []
+    for p in procs:
+        if p is None or p.proc is None:
+            continue
+        try:
+            p.stop()
+        except Exception as e:  # never let one failure leave the others running
+            problems.append('%s: stopping it failed: %s' % (p.describe(), e))
+            continue
+    for p in procs:
+        if p is None or p.proc is None or p.judged:
+            continue
+        why = p.exit_problem()
+        if why:
+            problems.append(why)
+        else:
+            p.judged = True
+            print('  ok: %s %s, exit status %s' % (p.describe(), p.how_ended(),
+                                                   status_text(p.returncode)), flush=True)
+    return problems
+
+
+def check_exits(procs):
+    """stop_and_judge(@procs); CheckFailed naming every process that did not end as it
+    must."""
+    problems = stop_and_judge(procs)
+    if problems:
+        raise CheckFailed('process end: ' + '; '.join(problems))
+
 # --------------------------------------------------------------------------------------------
 # Process registry and guards
 # --------------------------------------------------------------------------------------------
@@ -178,8 +233,9 @@ class DpdkProcess:
     """
 
     def __init__(self, name, argv, deadline=120.0, interactive=False, cleanup=None,
-                 grace=5.0, echo=None):
+                 grace=STOP_GRACE, echo=None, sigint_rc=0, env=None):
         self.name = name
+        self.env = env           # the child's environment (None: this process's)
         self.argv = list(argv)
         self.deadline = deadline
         self.interactive = interactive
@@ -193,6 +249,19 @@ class DpdkProcess:
         self.cond = threading.Condition()
         self.deadline_hit = False
         self.returncode = None
+        # How it ended, for exit_problem(): 'itself' (before anyone asked), 'quit', 'SIGINT'
+        # (the harness's or a test's, kill()), or a signal a test sent to end it otherwise.
+        self.ended_by = None
+        # Why the harness had to SIGKILL it (a deadline, no end within the grace period);
+        # None when it ended by itself.
+        self.forced = None
+        # The exit status of a clean end on SIGINT (OVS's daemons re-raise it: -2), and the
+        # status a test expects (expect_exit()), which overrides both.
+        self.sigint_rc = sigint_rc
+        self.expected_rc = None
+        self.judged = False      # its end was judged good (stop_and_judge())
+        self.sigkilled = False   # the harness had to send SIGKILL
+        self._stop_lock = threading.RLock()
         self._readers = []
         self._timer = None
         self._stopped = False
@@ -206,7 +275,7 @@ class DpdkProcess:
             argv,
             stdin=subprocess.PIPE if self.interactive else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            preexec_fn=_child_setup, close_fds=True)
+            preexec_fn=_child_setup, close_fds=True, env=self.env)
         with _live_lock:
             _live.add(self)
         self.t_start = time.monotonic()
@@ -227,9 +296,15 @@ class DpdkProcess:
     def _deadline_expired(self):
         if self.alive():
             self.deadline_hit = True
+            self._force('its deadline of %.0f s expired' % self.deadline)
             log('%s: deadline of %.0f s expired, ending pid %d'
                 % (self.name, self.deadline, self.proc.pid))
             self.stop()
+
+    def _force(self, why):
+        """Record the first reason the harness had to end it (a failure of the test)."""
+        if self.forced is None:
+            self.forced = why
 
     def _reader(self, stream, f):
         fd = f.fileno()
@@ -280,6 +355,12 @@ class DpdkProcess:
         for th in self._readers:
             th.join(timeout=2.0)
         self.returncode = self.proc.returncode
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f is not None and not any(th.is_alive() for th in self._readers):
+                try:
+                    f.close()
+                except OSError:
+                    pass
         if self._timer:
             self._timer.cancel()
         with _live_lock:
@@ -295,37 +376,115 @@ class DpdkProcess:
                     print('harness: cleanup of %s: %s' % (self.name, e), file=sys.stderr)
 
     def kill(self, sig=signal.SIGKILL):
-        """Send one signal to the process, by PID (used to simulate a crashed peer)."""
+        """Send one signal to the process, by PID. SIGINT (or SIGTERM) asks for a clean end,
+        judged like stop()'s; any other signal (SIGKILL: a crashed peer) makes death by that
+        signal the exit status expected of it, unless the test said otherwise."""
         if self.alive():
             log('%s: signal %s to pid %d' % (self.name, signal.Signals(sig).name, self.pid))
+            if sig in (signal.SIGINT, signal.SIGTERM):
+                self.ended_by = 'SIGINT'
+            else:
+                self.ended_by = signal.Signals(sig).name
+                if self.expected_rc is None:
+                    self.expected_rc = -sig
             os.kill(self.proc.pid, sig)
 
+    def expect_exit(self, rc):
+        """The exit status this process must end with (instead of 0, or sigint_rc)."""
+        self.expected_rc = rc
+        return self
+
     def stop(self, quit_first=True):
-        """End the process: 'quit' (interactive), then SIGINT, then SIGKILL after the grace
-        period. Returns the exit code. Safe to call more than once."""
+        """End the process: 'quit' (interactive), else SIGINT; SIGKILL if it has not ended
+        within the grace period, which exit_problem() then reports. Returns the exit code.
+        Safe to call more than once, and from the deadline's timer."""
         if self.proc is None:
             return None
-        if self.alive() and quit_first and self.interactive:
+        with self._stop_lock:
+            return self._stop(quit_first)
+
+    def _stop(self, quit_first):
+        if not self.alive():
+            if self.ended_by is None:
+                self.ended_by = 'itself'
+            self.proc.wait()
+            self._finish()
+            return self.returncode
+        if quit_first and self.interactive:
+            t0 = time.monotonic()
             try:
                 self.proc.stdin.write(b'quit\n')
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError, ValueError):
                 pass
             if self.wait_exit(self.grace) is not None:
+                self.ended_by = self.ended_by or 'quit'
+                log('%s: ended %.1f s after quit, exit status %s'
+                    % (self.name, time.monotonic() - t0, self.returncode))
                 return self.returncode
-        for sig in (signal.SIGINT, signal.SIGKILL):
-            if not self.alive():
-                break
-            log('%s: %s to pid %d' % (self.name, sig.name, self.proc.pid))
+            self._force('it did not end within %.0f s of its quit command' % self.grace)
+        if self.alive():
+            log('%s: SIGINT to pid %d' % (self.name, self.proc.pid))
+            t0 = time.monotonic()
             try:
-                os.kill(self.proc.pid, sig)
+                os.kill(self.proc.pid, signal.SIGINT)
             except ProcessLookupError:
                 pass
-            if sig == signal.SIGINT and self.wait_exit(self.grace) is not None:
+            if self.ended_by is None:
+                self.ended_by = 'SIGINT'
+            if self.wait_exit(self.grace) is not None:
+                log('%s: ended %.1f s after SIGINT, exit status %s'
+                    % (self.name, time.monotonic() - t0, self.returncode))
                 return self.returncode
+            self._force('it did not end within %.0f s of SIGINT' % self.grace)
+        if self.alive():
+            log('%s: SIGKILL to pid %d (%s)' % (self.name, self.proc.pid, self.forced))
+            self.sigkilled = True
+            try:
+                os.kill(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.proc.wait()
         self._finish()
         return self.returncode
+
+    def describe(self):
+        """'name (pid N, program)': how a verdict names the process."""
+        return '%s (pid %s, %s)' % (self.name, self.proc.pid if self.proc else '-',
+                                    os.path.basename(self.argv[0]) if self.argv else '?')
+
+    def how_ended(self):
+        return {'itself': 'ended by itself', 'quit': 'ended after its quit command',
+                'SIGINT': 'ended after SIGINT', None: 'has not been stopped'}.get(
+                    self.ended_by, 'was killed by the test (%s)' % self.ended_by)
+
+    def expected_status(self):
+        """The exit status this process must have ended with."""
+        if self.expected_rc is not None:
+            return self.expected_rc
+        return self.sigint_rc if self.ended_by == 'SIGINT' else 0
+
+    def exit_problem(self):
+        """None if the process ended as it must (by itself within the grace period after
+        its quit command or SIGINT, with the expected exit status), else why not, naming it.
+        Call it after stop() (a running process is a problem too)."""
+        if self.proc is None:
+            return None
+        if self.alive():
+            return '%s: still running' % self.describe()
+        if self.ended_by is None:
+            self.ended_by = 'itself'
+        if self.forced:
+            return '%s: %s; %s (exit status %s)' % (
+                self.describe(), self.forced,
+                'the harness SIGKILLed it' if self.sigkilled else 'it ' + self.how_ended(),
+                status_text(self.returncode))
+        want = self.expected_status()
+        if self.returncode != want:
+            return '%s: exit status %s (it %s), expected %s' % (
+                self.describe(), status_text(self.returncode), self.how_ended(),
+                status_text(want))
+        return None
 
     # ---- output ----
     def mark(self):
@@ -401,7 +560,7 @@ class DpdkProcess:
         try:
             self.proc.stdin.write((command + '\n').encode())
             self.proc.stdin.flush()
-        except (BrokenPipeError, OSError) as e:
+        except (BrokenPipeError, OSError, ValueError) as e:
             raise ProcessDied('%s: cannot send %r: %s\n%s' % (self.name, command, e, self.tail()))
         end = time.monotonic() + timeout
         with self.cond:
@@ -950,12 +1109,16 @@ class Session:
         install_guards()
         return self
 
-    def __exit__(self, *exc):
-        # Front ends first (they are the vhost-user clients), then backends.
-        for p in reversed(self.procs):
-            try:
-                p.stop()
-            except Exception as e:
-                print('harness: stop %s: %s' % (p.name, e), file=sys.stderr)
-        self.workdir.close()
+    def __exit__(self, exc_type, exc, tb):
+        # Front ends first (they are the vhost-user clients), then backends; every end is
+        # judged (check_exits()). With the body's own failure on its way, the problems are
+        # printed beside it; otherwise they fail the test.
+        try:
+            problems = stop_and_judge(list(reversed(self.procs)))
+        finally:
+            self.workdir.close()
+        if problems and exc_type is None:
+            raise CheckFailed('process end: ' + '; '.join(problems))
+        for why in problems:
+            print('FAIL (as well): process end: %s' % why, flush=True)
         return False

@@ -8,6 +8,7 @@ test body's outcome into PASS/FAIL and the script's exit code."""
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import unittest
 
@@ -119,6 +120,125 @@ class TestRunChecks(unittest.TestCase):
             rc, out = self.run_quiet(lambda: v)
             self.assertEqual(rc, 1, v)
             self.assertTrue(out.startswith('FAIL: '), out)
+
+
+def sh(script, name='p', interactive=False, grace=5.0, deadline=30.0, **kw):
+    """A DpdkProcess running a shell script, started, its harness log kept quiet."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return h.DpdkProcess(name, ['sh', '-c', script], deadline=deadline,
+                             interactive=interactive, grace=grace, **kw).start()
+
+
+# A program that ends cleanly on SIGINT (as testpmd, vnapi-fwd and l3fwd-power do); sleep in
+# the background so that the trap runs at once.
+CLEAN = 'trap "exit 0" INT; echo up; while :; do sleep 0.05 & wait $!; done'
+
+
+class TestExitJudged(unittest.TestCase):
+    """Every end of a process is judged: by itself within the grace period after its quit
+    command or SIGINT, with exit status 0 or the one the test expects."""
+
+    def judge(self, procs):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            problems = h.stop_and_judge(procs)
+        return problems, out.getvalue()
+
+    def up(self, p):
+        with contextlib.redirect_stdout(io.StringIO()):
+            p.wait_for(r'^up', 10.0)
+        return p
+
+    def test_clean_sigint(self):
+        p = self.up(sh(CLEAN))
+        problems, out = self.judge([p])
+        self.assertEqual(problems, [])
+        self.assertRegex(out, r'ok: p \(pid \d+, sh\) ended after SIGINT, exit status 0')
+
+    def test_quit_command(self):
+        p = sh('read line; [ "$line" = quit ] && exit 0; exit 9', interactive=True)
+        problems, out = self.judge([p])
+        self.assertEqual(problems, [])
+        self.assertEqual(p.ended_by, 'quit')
+
+    def test_hang_at_sigint_fails(self):
+        # a driver whose close never returns: the harness SIGKILLs it, the test fails
+        p = self.up(sh('trap "" INT; echo up; while :; do sleep 0.05; done', grace=0.5))
+        problems, _ = self.judge([p])
+        self.assertEqual(len(problems), 1)
+        self.assertRegex(problems[0], r'^p \(pid \d+, sh\): it did not end within 0 s of '
+                         r'SIGINT; the harness SIGKILLed it \(exit status SIGKILL\)$')
+
+    def test_hang_at_quit_fails(self):
+        p = sh('trap "" INT; read line; while :; do sleep 0.05; done', interactive=True,
+               grace=0.5)
+        problems, _ = self.judge([p])
+        self.assertEqual(len(problems), 1)
+        self.assertIn('it did not end within 0 s of its quit command; the harness SIGKILLed it',
+                      problems[0])
+
+    def test_slow_quit_fails(self):
+        # a close that takes longer than the grace period, then ends at SIGINT
+        p = sh('trap "exit 0" INT; read line; while :; do sleep 0.05 & wait $!; done',
+               interactive=True, grace=0.5)
+        problems, _ = self.judge([p])
+        self.assertEqual(len(problems), 1)
+        self.assertRegex(problems[0], r'it did not end within 0 s of its quit command; it ended '
+                         r'after SIGINT \(exit status 0\)$')
+
+    def test_crash_at_stop_fails(self):
+        p = self.up(sh('trap "kill -SEGV \\$\\$" INT; echo up; '
+                       'while :; do sleep 0.05 & wait $!; done'))
+        problems, _ = self.judge([p])
+        self.assertEqual(len(problems), 1)
+        self.assertRegex(problems[0],
+                         r'exit status SIGSEGV \(it ended after SIGINT\), expected 0$')
+
+    def test_status_other_than_expected_fails(self):
+        p = sh('exit 3')
+        self.assertEqual(p.wait_exit(10.0), 3)
+        problems, _ = self.judge([p])
+        self.assertEqual(problems, ['p (pid %d, sh): exit status 3 (it ended by itself), '
+                                    'expected 0' % p.pid])
+        self.assertEqual(self.judge([p.expect_exit(3)])[0], [])
+
+    def test_deadline_fails(self):
+        p = self.up(sh(CLEAN, deadline=0.5))
+        self.assertEqual(p.wait_exit(10.0), 0)  # the deadline's stop: SIGINT, a clean end
+        problems, _ = self.judge([p])
+        self.assertEqual(len(problems), 1)
+        self.assertIn('its deadline of 0 s expired', problems[0])
+
+    def test_killed_by_the_test_is_expected(self):
+        p = self.up(sh(CLEAN))
+        with contextlib.redirect_stdout(io.StringIO()):
+            p.kill()
+        self.assertEqual(p.wait_exit(10.0), -signal.SIGKILL)
+        self.assertEqual(self.judge([p])[0], [])
+
+    def test_sigint_status(self):
+        # OVS's daemons re-raise SIGINT: that is their clean end
+        p = self.up(sh('echo up; while :; do sleep 0.05 & wait $!; done',
+                       sigint_rc=-signal.SIGINT))
+        self.assertEqual(self.judge([p])[0], [])
+
+    def test_session_fails_the_body(self):
+        with self.assertRaises(h.CheckFailed) as cm:
+            with contextlib.redirect_stdout(io.StringIO()):
+                with h.Session('ut') as s:
+                    s.add(sh('trap "" INT; echo up; while :; do sleep 0.05; done',
+                             name='frontend', grace=0.5)).wait_for(r'^up', 10.0)
+        self.assertRegex(str(cm.exception), r'^process end: frontend \(pid \d+, sh\): it did '
+                         r'not end within 0 s of SIGINT')
+
+    def test_session_keeps_the_body_failure(self):
+        out = io.StringIO()
+        with self.assertRaises(h.Timeout):
+            with contextlib.redirect_stdout(out):
+                with h.Session('ut') as s:
+                    s.add(sh('exit 4', name='backend')).wait_exit(10.0)
+                    raise h.Timeout('no prompt')
+        self.assertIn('FAIL (as well): process end: backend', out.getvalue())
 
 
 class TestOpenFds(unittest.TestCase):
