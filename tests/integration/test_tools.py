@@ -44,7 +44,15 @@ CAPTURE_COUNT = 200
 
 def run_tool(argv, timeout=TOOL_TIMEOUT_S, env=None):
     print('  $ %s' % ' '.join(argv), flush=True)
-    res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    try:
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as e:
+        # subprocess.run killed it (SIGKILL, by its PID): a failure that names it
+        out = '\n'.join(x.decode('utf-8', 'replace') if isinstance(x, bytes) else x
+                        for x in (e.stdout or '', e.stderr or ''))
+        sanitizer.scan(os.path.basename(argv[0]), out)
+        raise h.CheckFailed('%s did not end within its deadline of %d s: ended by SIGKILL\n%s'
+                            % (os.path.basename(argv[0]), timeout, out[-3000:]))
     sanitizer.scan(os.path.basename(argv[0]), res.stdout + '\n' + res.stderr)
     print('\n'.join('  | ' + ln for ln in (res.stdout + res.stderr).splitlines()[-80:]))
     return res

@@ -310,6 +310,7 @@ def run_case(case, fe, cfg=None):
         res['l3fwd_alive_at_end'] = lf.alive()
         res['l3fwd_rc'] = lf.stop()
         res['l3fwd_deadline_hit'] = lf.deadline_hit
+        res['l3fwd_exit_problem'] = lf.exit_problem()
         res['l3fwd_tail'] = lf.tail(15)
         # Every wakeup line, per queue, once l3fwd-power is gone (no line can still be on
         # its way); nothing wakes it between the xstats read above and its stop: the
@@ -320,6 +321,7 @@ def run_case(case, fe, cfg=None):
             res['wakeup_lines'][q] = res['wakeup_lines'].get(q, 0) + 1
         res['peer_rc'] = pr.stop()
         res['peer_deadline_hit'] = pr.deadline_hit
+        res['peer_exit_problem'] = pr.exit_problem()
         res['peer_tail'] = pr.tail(12)
         res['slow'] = [ln.text for ln, _ in pr.find_all(r'^SLOW ')]
         return res
@@ -405,8 +407,9 @@ def evaluate(res):
     p = res.get('peer') or {}
     f = []
     check(res['l3fwd_alive_at_end'], 'l3fwd-power still running when the traffic ended', f)
-    check(res['l3fwd_rc'] == 0 and not res['l3fwd_deadline_hit'],
-          'l3fwd-power exited 0 on SIGINT (rc %s)' % res['l3fwd_rc'], f)
+    check(res['l3fwd_rc'] == 0 and res['l3fwd_exit_problem'] is None,
+          'l3fwd-power ended by itself after SIGINT, exit status 0 (%s)'
+          % (res['l3fwd_exit_problem'] or 'rc %s' % res['l3fwd_rc']), f)
     check(res['l3fwd_rx_intr'], 'l3fwd-power enabled rx interrupts', f)
     check(res['fds_at_end'] == res['fds_after_warmup'],
           'l3fwd-power\'s open fds back to baseline: %s after the warm-up, %s at the end'
@@ -416,8 +419,10 @@ def evaluate(res):
     check(p.get('bad', 1) == 0 and p.get('dup', 1) == 0 and p.get('stray', 1) == 0,
           'every returned frame intact, routed by l3fwd-power, no duplicates/strays '
           '(bad %s dup %s stray %s)' % (p.get('bad'), p.get('dup'), p.get('stray')), f)
-    check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0,
-          'peer RESULT PASS, exit 0 (rc %s)' % res['peer_rc'], f)
+    check(p.get('verdict') == 'PASS' and res['peer_rc'] == 0 and
+          res['peer_exit_problem'] is None,
+          'peer RESULT PASS, ended by itself, exit status 0 (%s)'
+          % (res['peer_exit_problem'] or 'rc %s' % res['peer_rc']), f)
     xs = res.get('xstats')
     if xs is not None:
         print('  info: xstats at the end: ' + ', '.join(

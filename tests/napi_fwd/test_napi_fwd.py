@@ -224,6 +224,7 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None):
 
     peer = fwd = None
     result = 1
+    judged = False
     try:
         peer = Proc('peer', peer_argv)
         peer.wait_line(r'^READY', 20)
@@ -296,8 +297,12 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None):
         if final['rx'] != expected or final['tx'] != expected or final['dropped'] != 0:
             raise Failure('vnapi-fwd forwarded rx=%d tx=%d dropped=%d, expected %d' % (
                 final['rx'], final['tx'], final['dropped'], expected))
-        if fwd.returncode != 0:
-            raise Failure('vnapi-fwd exit status %d' % fwd.returncode)
+        # The peer ends at its SIGINT below, with the status of its verdict.
+        peer.d.expect_exit(0 if res_line.startswith('RESULT: PASS') else 1)
+        judged = True
+        problems = h.stop_and_judge([fwd.d, peer.d])
+        if problems:
+            raise Failure('process end: ' + '; '.join(problems))
         print('# vnapi-fwd open fds: %d after the warm-up, %d after the traffic' % (fds0, fds1))
         if fds1 != fds0:
             raise Failure('vnapi-fwd holds %d fds after the traffic, %d after the warm-up (%s)'
@@ -315,10 +320,14 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None):
             if p is not None:
                 p.dump()
     finally:
-        if fwd is not None:
-            fwd.stop(signal.SIGINT, 15)
-        if peer is not None:
-            peer.stop(signal.SIGINT, 15)
+        # Every end judged (above, on the way to a verdict; here after a failure, beside
+        # it): vnapi-fwd (SIGINT, exit 0), then the peer (SIGINT).
+        for p in (fwd, peer):
+            if p is not None:
+                p.stop(signal.SIGINT, 15)
+        if not judged:
+            for why in h.stop_and_judge([p.d for p in (fwd, peer) if p is not None]):
+                print('# FAIL (as well): process end: %s' % why)
         shutil.rmtree(rundir, ignore_errors=True)
         for prefix in (peer_prefix, fwd_prefix):
             shutil.rmtree(os.path.join('/var/run/dpdk', prefix), ignore_errors=True)
