@@ -14,7 +14,12 @@
 # The results are also written as a meson-like testlog (one result per
 # target, "fuzz / <target>") with its registered-tests.txt, in
 # BUILD_DIR/fuzz-logs/, for devtools/summary.py: .ci/run counts them with
-# the 22.11 series.
+# the 22.11 series. The list is written before any target runs, from what
+# exists: every libFuzzer executable the build defines (fuzz_<target>,
+# tests/fuzz/meson.build) must have its source tests/fuzz/fuzz_<target>.c
+# and its corpus tests/fuzz/corpus/<target>, and the other way round; a
+# TARGET named on the command line must be one of them. A mismatch fails
+# the run; a listed target without a result fails in summary.py.
 #
 # Usage: devtools/fuzz.sh [--clean] [--time S] [--merge] [BUILD_DIR [TARGET...]]
 #   --clean   rebuild BUILD_DIR from scratch (CI)
@@ -44,14 +49,6 @@ build=${1:-$top/build-fuzz}
 shift || true
 case "$build" in /*) ;; *) build=$PWD/$build ;; esac
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then
-    # Every target of tests/fuzz/meson.build, by its source file.
-    for f in "$top"/tests/fuzz/fuzz_*.c; do
-        t=$(basename "$f" .c)
-        t=${t#fuzz_}
-        [ "$t" = replay ] || targets+=("$t")
-    done
-fi
 # Per target: the longest input (bytes) its harness reads.
 max_len() {
     case "$1" in
@@ -75,8 +72,8 @@ fail_all() {
     echo "fuzz.sh: FAILED: $1"
     mkdir -p "$logdir"
     printf 'fuzz / build\n' >"$logdir/registered-tests.txt"
-    printf '{"name": "fuzz / build", "result": "FAIL", "stdout": "%s"}\n' "$1" \
-        >"$logdir/testlog.json"
+    python3 -c 'import json, sys; print(json.dumps({"name": "fuzz / build", "result": "FAIL", "stdout": sys.argv[1]}))' \
+        "$1" >"$logdir/testlog.json"
     exit 1
 }
 
@@ -87,6 +84,39 @@ if [ ! -f "$build/build.ninja" ]; then
         >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; fail_all "meson setup $build (CC=clang)"; }
     rm -f "$build.setup.log"
 fi
+# What exists: the libFuzzer executables the build defines, the sources, the corpora.
+mapfile -t defined < <(meson introspect --targets "$build" | python3 -c '
+import json, sys
+for t in sorted(json.load(sys.stdin), key=lambda t: t["name"]):
+    n = t["name"]
+    if t["type"] == "executable" and n.startswith("fuzz_") and not n.startswith("fuzz_replay_"):
+        print(n[len("fuzz_"):])')
+mapfile -t sources < <(for f in "$top"/tests/fuzz/fuzz_*.c; do
+    t=$(basename "$f" .c); t=${t#fuzz_}; [ "$t" = replay ] || echo "$t"; done | sort)
+mapfile -t corpora < <(for d in "$top"/tests/fuzz/corpus/*/; do basename "$d"; done | sort)
+mismatch=()
+for t in "${sources[@]}"; do
+    [[ " ${defined[*]} " == *" $t "* ]] ||
+        mismatch+=("tests/fuzz/fuzz_$t.c has no libFuzzer target in $build (tests/fuzz/meson.build)")
+done
+for t in "${corpora[@]}"; do
+    [[ " ${defined[*]} " == *" $t "* ]] ||
+        mismatch+=("tests/fuzz/corpus/$t belongs to no libFuzzer target")
+done
+for t in "${defined[@]}"; do
+    [[ " ${sources[*]} " == *" $t "* ]] || mismatch+=("target $t has no tests/fuzz/fuzz_$t.c")
+    [[ " ${corpora[*]} " == *" $t "* ]] || mismatch+=("target $t has no corpus tests/fuzz/corpus/$t")
+done
+for t in "${targets[@]}"; do
+    [[ " ${defined[*]} " == *" $t "* ]] ||
+        mismatch+=("$t (command line) matches no libFuzzer target (there are: ${defined[*]})")
+done
+if [ ${#mismatch[@]} -ne 0 ]; then
+    printf 'fuzz.sh: %s\n' "${mismatch[@]}"
+    fail_all "the fuzz targets do not match what exists: ${mismatch[*]}"
+fi
+[ ${#targets[@]} -eq 0 ] && targets=("${defined[@]}")
+[ ${#targets[@]} -eq 0 ] && fail_all "no libFuzzer target defined in $build"
 bins=()
 for t in "${targets[@]}"; do
     bins+=("tests/fuzz/fuzz_$t")
@@ -97,7 +127,8 @@ echo "fuzz.sh: built ${#targets[@]} targets with clang in $((SECONDS - t0)) s"
 rm -rf "$logdir" "$outroot"
 mkdir -p "$logdir" "$outroot"
 : >"$logdir/testlog.json"
-: >"$logdir/registered-tests.txt"
+# Every target that will run, before any runs: one that ends without a result fails.
+printf 'fuzz / %s\n' "${targets[@]}" >"$logdir/registered-tests.txt"
 pid=
 trap '[ -n "$pid" ] && kill -- "$pid" 2>/dev/null' EXIT
 status=0
@@ -135,7 +166,6 @@ for t in "${targets[@]}"; do
         echo "    log: $log; replay: $build/tests/fuzz/fuzz_$t $out/crash-..."
     fi
     echo "$line"
-    printf 'fuzz / %s\n' "$t" >>"$logdir/registered-tests.txt"
     python3 -c 'import json, sys; print(json.dumps({"name": sys.argv[1], "result": sys.argv[2], "stdout": sys.argv[3]}))' \
         "fuzz / $t" "$result" "$line" >>"$logdir/testlog.json"
     if $merge && [ "$result" = OK ]; then
