@@ -30,18 +30,42 @@ with open(sys.argv[1]) as f:
 PY
 }
 
+# The arguments among $2... that change the configured build $1: every one
+# but a -Dname=value whose option already has that value.
+changed_options() {
+    python3 - "$@" <<'PY'
+import json, sys
+build, args = sys.argv[1], sys.argv[2:]
+with open(build + '/meson-info/intro-buildoptions.json') as f:
+    cur = {o['name']: o['value'] for o in json.load(f)}
+for a in args:
+    if a.startswith('-D') and '=' in a:
+        name, value = a[2:].split('=', 1)
+        have = cur.get(name)
+        if isinstance(have, bool):
+            have = str(have).lower()
+        elif isinstance(have, list):
+            have = ','.join(str(x) for x in have)
+        if have is not None and str(have) == value:
+            continue
+    print(a)
+PY
+}
+
 if [ ! -f "$build/build.ninja" ]; then
     opts=()
     [ "$werror" = true ] && opts=(-Dwerror=true)
     meson setup "$build" "$top" "${opts[@]}" "$@"
 else
-    opts=("$@")
+    # Only the options whose value changes: an unchanged -D reconfigures for nothing.
+    mapfile -t opts < <(changed_options "$build" "$@")
     if [ "$werror" = true ] && [ "$(build_werror "$build")" != true ]; then
         echo "build.sh: $build: switching to werror=true"
         opts+=(-Dwerror=true)
     fi
     if [ ${#opts[@]} -gt 0 ]; then
-        meson configure "$build" "${opts[@]}"
+        # --reconfigure: an option this tree added since the setup is unknown to configure
+        meson setup --reconfigure "$build" "$top" "${opts[@]}"
     fi
 fi
 ninja -C "$build"

@@ -48,7 +48,6 @@ if [ -n "$series" ]; then
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     export PATH=$prefix/bin:$PATH
     export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    echo "test.sh: DPDK $(pkg-config --modversion libdpdk) from $prefix"
 fi
 
 # CI however the runner spells it (true, 1, yes, on): tests and summary.py
@@ -67,8 +66,12 @@ list_tests() {
     meson test -C "$dir" --no-rebuild --list "$@" >"$dir/meson-logs/registered-tests.txt"
 }
 
+# Each build checks that pkg-config gives it the series this run is labelled with
+# (-Ddpdk_series, config/meson.build).
+label=${series:-22.11}
+echo "test.sh: DPDK $label run: pkg-config finds DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo none)"
 status=0
-"$top/devtools/build.sh" --werror "$build" || { echo "0 passed, 1 failed"; exit 1; }
+"$top/devtools/build.sh" --werror "$build" -Ddpdk_series="$label" || { echo "0 passed, 1 failed"; exit 1; }
 list_tests "$build" "$@" || status=1
 meson test -C "$build" --print-errorlogs --num-processes 1 "$@" || status=1
 
@@ -116,7 +119,7 @@ check_sanitized_names() {
 logs=("$build/meson-logs/testlog.json")
 if $asan_run; then
     if "$top/devtools/build.sh" --werror "$asan" -Db_sanitize=address,undefined -Db_lundef=false \
-            -Dbuildtype=debug -Ddatapath_debug=true; then
+            -Dbuildtype=debug -Ddatapath_debug=true -Ddpdk_series="$label"; then
         check_sanitized_names "$asan" || status=1
         logs+=("--registered=$asan/meson-logs/sanitized-names.txt"
             "$asan/meson-logs/sanitized-names.json")
