@@ -3,16 +3,20 @@
  */
 
 /*
- * Fuzz target for the devargs parser, vnapi_devargs_parse_opt(): every key
- * of VNAPI_DEVARGS, its values and ranges, through librte_kvargs as probe
- * calls it.
+ * Fuzz target for the devargs parsers: net_vnapi's vnapi_devargs_parse_opt()
+ * and net_vnapi_pci's vnapi_devargs_parse_pci(), every key of VNAPI_DEVARGS,
+ * its values and ranges, through librte_kvargs as probe calls them.
  *
- * Input: byte 0 bit 0 says whether a path is required (net_vnapi) or not
- * (net_vnapi_pci); the rest (at most 1024 bytes, cut at the first NUL) is
- * the devargs string. When the parse succeeds, every field must be within
- * its documented range, and the accepted values, written back as a devargs
- * string (path aside), must parse again to the same values. A parse that
- * fails must report -EINVAL.
+ * Input: byte 0 bit 0 says which: 0 the vdev's (a path required), 1 the PCI
+ * driver's; the rest (at most 1024 bytes, cut at the first NUL) is the
+ * devargs string. When the vdev's parse succeeds, every field must be
+ * within its documented range (the user guide's table), and the accepted
+ * values, written back as a devargs string (path aside), must parse again
+ * to the same values. A parse that fails must report -EINVAL. The PCI
+ * parser must accept exactly what the vdev's accepts without a path,
+ * unless the string gives a vhost-user key (path, server, reconnect_ms:
+ * the guide's list, not the driver's), which it refuses; what it accepts,
+ * it parses to the same values, with those keys at their defaults.
  */
 
 #include <errno.h>
@@ -24,6 +28,7 @@
 
 #include <rte_common.h>
 #include <rte_ether.h>
+#include <rte_kvargs.h>
 
 #include "vnapi_devargs.h"
 
@@ -41,11 +46,12 @@ fuzz_check_ranges(const struct vnapi_params *p, bool need_path)
 
 	FZ_CHECK(plen < sizeof(p->path));
 	FZ_CHECK(!need_path || plen > 0);
-	FZ_CHECK(p->queues >= 1 && p->queues <= VNAPI_MAX_QUEUE_PAIRS);
-	FZ_CHECK(p->queue_size >= VNAPI_MIN_QUEUE_SIZE && p->queue_size <= VNAPI_MAX_QUEUE_SIZE &&
-		 rte_is_power_of_2(p->queue_size));
+	/* The documented ranges (doc/user-guide.md, "Devargs"), not the driver's macros. */
+	FZ_CHECK(p->queues >= 1 && p->queues <= 16);
+	FZ_CHECK(p->queue_size >= 64 && p->queue_size <= 32768 && rte_is_power_of_2(p->queue_size));
 	FZ_CHECK(p->intr_rescue == VNAPI_RESCUE_SIGNAL || p->intr_rescue == VNAPI_RESCUE_EAGAIN);
-	FZ_CHECK(p->reconnect_ms <= VNAPI_MAX_RECONNECT_MS);
+	FZ_CHECK(p->reconnect_ms <= 60000);
+	FZ_CHECK(p->tx_drain_ms <= 10000);
 	FZ_CHECK(rte_is_zero_ether_addr(&p->mac) || rte_is_valid_assigned_ether_addr(&p->mac));
 }
 
@@ -61,11 +67,11 @@ fuzz_format(const struct vnapi_params *p, char *buf, size_t size)
 	n = snprintf(buf, size,
 		     "path=p,queues=%u,queue_size=%u,mrg_rxbuf=%d,event_idx=%d,packed_vq=%d,"
 		     "in_order=%d,indirect=%d,tx_csum=%d,tso=%d,rx_csum=%d,lro=%d,"
-		     "intr_rescue=%s,server=%d,reconnect_ms=%u%s%s",
+		     "intr_rescue=%s,server=%d,reconnect_ms=%u,tx_drain_ms=%u%s%s",
 		     p->queues, p->queue_size, p->mrg_rxbuf, p->event_idx, p->packed_vq,
 		     p->in_order, p->indirect, p->tx_csum, p->tso, p->rx_csum, p->lro,
 		     p->intr_rescue == VNAPI_RESCUE_EAGAIN ? "eagain" : "signal", p->server,
-		     p->reconnect_ms, mac[0] != '\0' ? ",mac=" : "", mac);
+		     p->reconnect_ms, p->tx_drain_ms, mac[0] != '\0' ? ",mac=" : "", mac);
 	FZ_CHECK(n > 0 && (size_t)n < size);
 }
 
@@ -79,7 +85,44 @@ fuzz_check_same(const struct vnapi_params *a, const struct vnapi_params *b)
 		 a->indirect == b->indirect && a->tx_csum == b->tx_csum && a->tso == b->tso &&
 		 a->rx_csum == b->rx_csum && a->lro == b->lro);
 	FZ_CHECK(a->intr_rescue == b->intr_rescue && a->server == b->server &&
-		 a->reconnect_ms == b->reconnect_ms);
+		 a->reconnect_ms == b->reconnect_ms && a->tx_drain_ms == b->tx_drain_ms);
+}
+
+/* Whether @args gives one of the vhost-user keys a PCI device refuses (the user guide's
+ * list), as librte_kvargs splits it (no list of valid keys: any key counts). */
+static bool
+fuzz_vhost_user_key_given(const char *args)
+{
+	static const char *const vhost_only[] = { "path", "server", "reconnect_ms" };
+	struct rte_kvargs *kv = rte_kvargs_parse(args, NULL);
+	bool given = false;
+	unsigned int i;
+
+	if (kv == NULL)
+		return false;
+	for (i = 0; i < RTE_DIM(vhost_only); i++)
+		given = given || rte_kvargs_count(kv, vhost_only[i]) > 0;
+	rte_kvargs_free(kv);
+	return given;
+}
+
+/* net_vnapi_pci's parser against the vdev's on the same string. */
+static void
+fuzz_pci(const char *args)
+{
+	struct vnapi_params p, v;
+	int ret = vnapi_devargs_parse_pci("net_vnapi_pci_fuzz", args, &p);
+	int vret = vnapi_devargs_parse_opt("net_vnapi_fuzz", args, &v, false);
+
+	FZ_CHECK(ret == 0 || ret == -EINVAL);
+	if (vret != 0 || fuzz_vhost_user_key_given(args)) {
+		FZ_CHECK(ret == -EINVAL);
+		return;
+	}
+	FZ_CHECK(ret == 0);
+	fuzz_check_ranges(&p, false);
+	fuzz_check_same(&p, &v);
+	FZ_CHECK(p.path[0] == '\0' && !p.server && p.reconnect_ms == 500);
 }
 
 int
@@ -102,6 +145,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(args, data + 1, len);
 	args[len] = '\0';
 
+	if (!need_path) {
+		fuzz_pci(args);
+		free(args);
+		return 0;
+	}
 	ret = vnapi_devargs_parse_opt("net_vnapi_fuzz", args, &p, need_path);
 	if (ret == 0) {
 		fuzz_check_ranges(&p, need_path);
