@@ -876,7 +876,7 @@ race_print_summary(const struct race_result *res, const struct race_xstats *x0,
 static int
 race_restarts(struct race_result *res)
 {
-	unsigned long lost0, i;
+	unsigned long lost0, lost_start = res->lost, i;
 	uint32_t r;
 
 	for (r = 0; r < pair_opts.restarts && res->intr_ok; r++) {
@@ -903,8 +903,12 @@ race_restarts(struct race_result *res)
 		}
 	}
 	if (pair_opts.restarts != 0 && res->intr_ok)
-		peer_tap(true, "%u restart(s) of the front end, %u rounds each, the interrupt fds kept working",
-			 pair_opts.restarts, RACE_RESTART_ROUNDS);
+		peer_tap(r == pair_opts.restarts &&
+			 (pair_opts.expect_lost == PAIR_EXPECT_ANY ||
+			  res->lost - lost_start == (pair_opts.expect_lost == PAIR_EXPECT_ALL ?
+						    (unsigned long)r * RACE_RESTART_ROUNDS : 0)),
+			 "%u of %u restart(s) of the front end, %u rounds each, %lu wakeups lost in them: the interrupt fds kept working",
+			 r, pair_opts.restarts, RACE_RESTART_ROUNDS, res->lost - lost_start);
 	return 0;
 }
 
@@ -980,7 +984,9 @@ pair_scenario_race(void)
 	race_print_summary(&res, &x0, &x1);
 	if (peer_failed())
 		goto out;
-	peer_tap(true, "%lu rounds, one packet each way per round, every byte checked", res.done);
+	peer_tap(res.done == pair_opts.rounds,
+		 "%lu of %u rounds, one packet each way per round, every byte checked", res.done,
+		 pair_opts.rounds);
 
 	if (race_check_counts(&res) != 0 || race_check_xstats(&x0, &x1, &res) != 0)
 		goto out;

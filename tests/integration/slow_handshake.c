@@ -622,9 +622,13 @@ out:
 		if (rxw.error != 0)
 			peer_fail("rx waiter: rx_intr_ctl_q: %d", rxw.error);
 	}
-	peer_port_remove("net_vnapi0", &port0, &p0_probed);
-	peer_port_remove("net_vnapi1", &port1, &p1_probed);
-	peer_port_remove("net_vhost0", &port_a, &a_probed);
+	/* Stop, close and removal of what is left: each must succeed. */
+	if (peer_port_remove("net_vnapi0", &port0, &p0_probed) != 0)
+		ret = peer_fail("net_vnapi0: stop, close or removal at exit failed (see above)");
+	if (peer_port_remove("net_vnapi1", &port1, &p1_probed) != 0)
+		ret = peer_fail("net_vnapi1: stop, close or removal at exit failed (see above)");
+	if (peer_port_remove("net_vhost0", &port_a, &a_probed) != 0)
+		ret = peer_fail("net_vhost0: stop, close or removal at exit failed (see above)");
 	be_stop(sock1);
 	if (mp != NULL) {
 		peer_tap(rte_mempool_in_use_count(mp) == 0,

@@ -425,6 +425,72 @@ fail:
 	return -1;
 }
 
+/*
+ * The flows' outcome, read back for the check that reports it: every flow
+ * sent and received exactly its total, the bytes received are the bytes
+ * sent, and @want packets were received over all of them.
+ */
+static bool
+flows_exact(const struct pair_flow *fl, unsigned int n, uint64_t want)
+{
+	uint64_t got = 0;
+	unsigned int i;
+	bool ok = n > 0;
+
+	for (i = 0; i < n; i++) {
+		ok = ok && fl[i].sent == fl[i].total && fl[i].received == fl[i].total &&
+		     fl[i].bytes_rcvd == fl[i].bytes_sent;
+		got += fl[i].received;
+	}
+	return ok && got == want;
+}
+
+/* The packets received over all flows. */
+static uint64_t
+flows_received(const struct pair_flow *fl, unsigned int n)
+{
+	uint64_t got = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		got += fl[i].received;
+	return got;
+}
+
+/* The port's link status now (up: true). */
+static bool
+link_is_up(uint16_t port)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
+}
+
+/* Every mempool's in-use count, and the fd count unless ref_fds < 0, is @ref now. */
+static bool
+pools_back(const unsigned int ref[PEER_POOLS_MAX], int ref_fds)
+{
+	unsigned int cur[PEER_POOLS_MAX], i;
+	bool same = ref_fds < 0 || peer_count_fds() == ref_fds;
+
+	peer_pools_in_use(&pair.pools, cur);
+	for (i = 0; i < pair.pools.n; i++)
+		same = same && cur[i] == ref[i];
+	return same;
+}
+
+/* The mbufs in use over every mempool. */
+static unsigned int
+pools_in_use(void)
+{
+	unsigned int cur[PEER_POOLS_MAX], i, sum = 0;
+
+	peer_pools_in_use(&pair.pools, cur);
+	for (i = 0; i < pair.pools.n; i++)
+		sum += cur[i];
+	return sum;
+}
+
 /* ---------------------------------------------------------- resources */
 
 int
@@ -436,8 +502,9 @@ pair_fe_remove_check(const unsigned int ref0[PEER_POOLS_MAX], int ref_fds)
 		return peer_fail("close and remove of the front end: %d", ret);
 	if (peer_pools_wait(&pair.pools, "front end removed", ref0, ref_fds, 5.0) != 0)
 		return -1;
-	peer_tap(true, "front end removed: every mempool%s back to its value before probe",
-		 ref_fds >= 0 ? " and the fd count" : "");
+	peer_tap(pools_back(ref0, ref_fds),
+		 "front end removed: every mempool%s back to its value before probe (%u mbufs in use)",
+		 ref_fds >= 0 ? " and the fd count" : "", pools_in_use());
 	return !peer_failed() ? 0 : -1;
 }
 
@@ -759,8 +826,9 @@ scenario_count(void)
 	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
-	peer_tap(true, "%u x 64-byte frames each way on %u queue(s), every byte and the order checked",
-	    total, pair_opts.queues);
+	peer_tap(flows_exact(fl, n, 2ull * total * pair_opts.queues),
+	    "%u x 64-byte frames each way on %u queue(s), every byte and the order checked (%" PRIu64 " received)",
+	    total, pair_opts.queues, flows_received(fl, n));
 	if (check_stats(fl, n) != 0)
 		return -1;
 	return pair_fe_remove_check(ref0, -1);
@@ -794,8 +862,9 @@ scenario_sizes(void)
 		    "%s: jumbo frames went as chains (max segs tx %u, rx %u)",
 		    fl[i].name, fl[i].max_segs_sent, fl[i].max_segs_rcvd);
 	}
-	peer_tap(true, "%u frames of each of %u sizes (60, 64, 512, 1518, 9000 by default) each way, every byte checked",
-	    per_size, nb);
+	peer_tap(flows_exact(fl, n, 2ull * per_size * nb * pair_opts.queues),
+	    "%u frames of each of %u sizes (60, 64, 512, 1518, 9000 by default) each way, every byte checked (%" PRIu64 " received)",
+	    per_size, nb, flows_received(fl, n));
 	if (check_stats(fl, n) != 0)
 		return -1;
 	return pair_fe_remove_check(ref0, -1);
@@ -840,8 +909,9 @@ scenario_segs(void)
 		    "%s: chains of 2..%u segments sent (max %u), %u without headroom",
 		    fl[i].name, PAIR_SEGS_MAX, fl[i].max_segs_sent, fl[i].no_headroom);
 	}
-	peer_tap(true, "%u chained frames front end -> back end per queue (%u queue(s)), every byte checked",
-	    total, pair_opts.queues);
+	peer_tap(flows_exact(fl, n, 2ull * total * pair_opts.queues),
+	    "%u chained frames front end -> back end per queue (%u queue(s)), every byte checked (%" PRIu64 " received both ways)",
+	    total, pair_opts.queues, flows_received(fl, n));
 	if (check_stats(fl, n) != 0)
 		return -1;
 	for (q = 0; pair_opts.expect_indirect != UINT32_MAX && q < pair_opts.queues; q++) {
@@ -947,8 +1017,10 @@ scenario_cycles(void)
 			return -1;
 		if (peer_pools_wait(&pair.pools, "after a cycle", ref1, fds1, 5.0) != 0)
 			return peer_fail("cycle %u leaked (see above)", c);
-		peer_tap(true, "cycle %u: stop, %sstart, %u packets each way, no mbuf or fd leaked",
-		    c, c % 5 == 0 ? "reconfigure, queue setup, " : "", per_cycle);
+		peer_tap(flows_exact(fl, n, 2ull * per_cycle * pair_opts.queues) &&
+			 pools_back(ref1, fds1),
+		    "cycle %u: stop, %sstart, %u packets each way, no mbuf or fd leaked (%" PRIu64 " received, %u mbufs in use)",
+		    c, c % 5 == 0 ? "reconfigure, queue setup, " : "", per_cycle, flows_received(fl, n), pools_in_use());
 	}
 
 	return pair_fe_remove_check(ref0, fds0);
@@ -1004,7 +1076,8 @@ scenario_linkdown(void)
 	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
-	peer_tap(true, "traffic before link down: %u packets each way", total);
+	peer_tap(flows_exact(fl, n, 2ull * total * pair_opts.queues),
+		 "traffic before link down: %u packets each way (%" PRIu64 " received)", total, flows_received(fl, n));
 
 	before = __atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE);
 	ret = rte_eth_dev_stop(pair.be_port);
@@ -1016,7 +1089,7 @@ scenario_linkdown(void)
 	pair.be_port = RTE_MAX_ETHPORTS;
 	if (pair_wait_link(pair.fe_port, "front end", false, 10.0) != 0)
 		return -1;
-	peer_tap(true, "front end reports link down after the back end closed");
+	peer_tap(!link_is_up(pair.fe_port), "front end reports link down after the back end closed");
 	if (lsc) {
 		deadline = peer_now_s() + 5.0;
 		while (__atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE) == before &&
@@ -1077,7 +1150,9 @@ scenario_linkdown(void)
 	if (peer_pools_wait(&pair.pools, "front end removed after link down", ref0, -1,
 			    5.0) != 0)
 		return -1;
-	peer_tap(true, "front end removed after link down: every mempool back to its value before probe");
+	peer_tap(pools_back(ref0, -1),
+		 "front end removed after link down: every mempool back to its value before probe (%u mbufs in use)",
+		 pools_in_use());
 	return !peer_failed() ? 0 : -1;
 }
 
@@ -1120,7 +1195,8 @@ scenario_badring(void)
 	n = flows_both(fl, 1000, 0, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
-	peer_tap(true, "traffic before the bad used entry: 1000 packets each way");
+	peer_tap(flows_exact(fl, n, 2000),
+		 "traffic before the bad used entry: 1000 packets each way (%" PRIu64 " received)", flows_received(fl, n));
 
 	vid = rte_eth_vhost_get_vid_from_port_id(pair.be_port);
 	if (vid < 0 || rte_vhost_get_vhost_vring(vid, 0, &vr) != 0 || vr.used == NULL)
@@ -1143,7 +1219,7 @@ scenario_badring(void)
 	peer_tap(rcvd == 0, "rx bursts on the broken ring returned %u packets", rcvd);
 	if (pair_wait_link(pair.fe_port, "front end", false, 5.0) != 0)
 		return -1;
-	peer_tap(true, "front end reports link down after the bad used entry");
+	peer_tap(!link_is_up(pair.fe_port), "front end reports link down after the bad used entry");
 	deadline = peer_now_s() + 5.0;
 	while (lsc && __atomic_load_n(&lsc_events, __ATOMIC_ACQUIRE) == before &&
 	       peer_now_s() < deadline)
@@ -1162,7 +1238,8 @@ scenario_badring(void)
 	n = flows_both(fl, 2000, 0, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
-	peer_tap(true, "after stop/start: 2000 packets each way, every byte checked");
+	peer_tap(flows_exact(fl, n, 4000),
+		 "after stop/start: 2000 packets each way, every byte checked (%" PRIu64 " received)", flows_received(fl, n));
 	if (check_stats(fl, n) != 0)
 		return -1;
 
@@ -1205,8 +1282,10 @@ scenario_baddevargs(void)
 	/* The good devargs still work afterwards: no stale state left. */
 	if (fe_bringup(0, false, NULL) != 0)
 		return -1;
-	peer_tap(true, "the good front end '%s' probes and links up afterwards",
-	    pair.fe_devargs);
+	peer_tap(rte_eth_dev_get_port_by_name(pair.fe_name, &port) == 0 && port == pair.fe_port &&
+		 link_is_up(pair.fe_port),
+		 "the good front end '%s' probes and links up afterwards (port %u)",
+		 pair.fe_devargs, pair.fe_port);
 	return !peer_failed() ? 0 : -1;
 }
 
@@ -1580,8 +1659,12 @@ main(int argc, char **argv)
 				(int)sigpipes);
 
 out:
-	peer_port_remove(pair.fe_name, &pair.fe_port, &pair.fe_probed);
-	peer_port_remove(PAIR_BE_NAME, &pair.be_port, &pair.be_probed);
+	/* Stop, close and removal of whatever the scenario left: each must succeed. */
+	if (peer_port_remove(pair.fe_name, &pair.fe_port, &pair.fe_probed) != 0)
+		ret = peer_fail("front end '%s': stop, close or removal at exit failed (see above)",
+				pair.fe_name);
+	if (peer_port_remove(PAIR_BE_NAME, &pair.be_port, &pair.be_probed) != 0)
+		ret = peer_fail("back end: stop, close or removal at exit failed (see above)");
 	for (i = 0; i < POOL_MAX; i++)
 		rte_mempool_free(pair.pools.mp[i]);
 	rte_eal_cleanup();
