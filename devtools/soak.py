@@ -27,11 +27,15 @@ no ring can overflow) which vnapi-fwd forwards back, round after round, until 1.
 disturbance; then the back end stops forwarding and switches to rxonly, which takes every frame
 still on the way back. The epoch's check is exact: what the back end's PMD sent (TX-packets,
 TX-bytes since the epoch's 'clear port stats') equals what it received (RX-packets, RX-bytes),
-and nothing was dropped (testpmd's TX-dropped, vnapi-fwd's dropped). Because each epoch
-drains before its disturbance, no packet is in flight when the back end is killed or the port
-stopped: nothing is excluded (a frame killed in flight would not be "sent after link-up and
-received"; this design leaves no such frame to excuse). At the end, vnapi-fwd's FINAL line
-must say rx = tx = the sum of what the back end sent over all epochs, dropped = 0.
+and nothing was dropped (testpmd's TX-dropped, vnapi-fwd's dropped). After the drain the
+population circulates again until the disturbance hits it (the in-flight window; none with
+--no-in-flight), judged exactly by the driver's counters (judge_window(), doc/soak.md): every
+frame vnapi-fwd could not send was refused by the driver; at a port restart every frame the
+driver sent reached the back end or is counted dropped at the stop (0: the drain), and what
+the back end sent that the driver never delivered was on the rx ring the stop released; at a
+back-end kill, what the back end held died with it and nothing of it reaches the new one. At
+the end vnapi-fwd's FINAL line must be the driver's account exactly (rx, tx + tx errors,
+refused), and with --no-in-flight rx = tx = the sum of what the back end sent, dropped = 0.
 
 Resources, read in the same drained state at the end of every epoch: vnapi-fwd's open fds
 (harness.open_fds_back_to: equal to the first epoch's), its VmRSS (growth from the first epoch
@@ -82,6 +86,11 @@ def rss_kb(pid):
             if line.startswith('VmRSS:'):
                 return int(line.split()[1])
     raise h.HarnessError('no VmRSS for pid %d' % pid)
+
+
+# The driver's counters an in-flight window is judged by (vnapi-fwd's port 0, queue 0).
+WINDOW_XSTATS = ('rx_q0_good_packets', 'tx_q0_good_packets', 'tx_q0_errors', 'tx_q0_refused',
+                 'tx_q0_reclaimed', 'tx_q0_dropped_at_stop')
 
 
 class Secondary(threading.Thread):
@@ -143,6 +152,7 @@ class Soak:
         self.prefix = h.unique('soak')
         self.fds0 = self.rss0 = None
         self.backend_starts = 0
+        self.window_x0 = None
 
     # ---- processes ----
     def start_backend(self):
@@ -171,6 +181,15 @@ class Soak:
         self.fwd = self.s.add(h.DpdkProcess('vnapi-fwd', argv, deadline=self.total_s + 270,
                                             cleanup=[h._rm_runtime(self.prefix)]).start())
         self.fwd.wait_for(r'^FORWARDING', 60, what='vnapi-fwd forwarding')
+
+    def fwd_xstats(self):
+        """The driver's own counters (telemetry of vnapi-fwd): {name: value} of
+        WINDOW_XSTATS; every one must be there."""
+        xs = h.telemetry(self.prefix, '/ethdev/xstats,0').get('/ethdev/xstats')
+        missing = [n for n in WINDOW_XSTATS if not isinstance(xs, dict) or n not in xs]
+        if missing:
+            raise h.CheckFailed('vnapi-fwd port 0: xstats %s missing' % missing)
+        return {n: xs[n] for n in WINDOW_XSTATS}
 
     def fwd_link_up(self):
         r = h.telemetry(self.prefix, '/ethdev/link_status,0').get('/ethdev/link_status', {})
@@ -220,6 +239,10 @@ class Soak:
             dist['late'] = self.rx_settled()['RX-packets']
             if dist['tail_sent'] is not None:
                 dist['lost'] = dist['tail_sent'] - dist['tail_received'] - dist['late']
+            if dist.get('x0') is not None:
+                x1 = self.fwd_xstats()
+                dist['d'] = {n: x1[n] - dist['x0'][n] for n in WINDOW_XSTATS}
+                self.judge_window(dist)
         t_begin = time.monotonic()
         b.cmd('clear port stats all')
         b.cmd('set fwd io')
@@ -263,7 +286,9 @@ class Soak:
             self.failures.append('epoch %d: %r' % (e['n'], e))
         if end_event != 'end' and self.a.in_flight:
             # The in-flight window: the population circulates again, uncounted by the epoch,
-            # until the disturbance hits it.
+            # until the disturbance hits it; the driver's counters from here (nothing
+            # circulates now) to the next epoch's drained start tell where each frame went.
+            self.window_x0 = self.fwd_xstats()
             b.cmd('clear port stats all')
             b.cmd('set fwd io')
             r = b.cmd('start tx_first %d' % TX_FIRST_BURSTS)
@@ -294,7 +319,9 @@ class Soak:
                     break
                 time.sleep(max(0.0, self.t0 + at - time.monotonic()))  # the schedule
                 dist = {'t': at, 'what': ev, 'tail_alive': self.a.in_flight and not restart,
-                        'tail_sent': None, 'tail_received': None, 'late': None, 'lost': None}
+                        'tail_sent': None, 'tail_received': None, 'late': None, 'lost': None,
+                        'x0': self.window_x0 if self.a.in_flight else None, 'd': None,
+                        'ok': None, 'why': ''}
                 self.disturbances.append(dist)
                 if restart:
                     self.kill_backend()
@@ -315,11 +342,52 @@ class Soak:
         final = self.port_restart()
         self.in_use_end = final['mbufs_in_use_stopped']
         self.wait_link()
-        self.fwd.kill(signal.SIGINT)
-        m = self.fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', 30.0,
+        self.x_end = self.fwd_xstats()   # drained: nothing moves until the end
+        # SIGINT: vnapi-fwd must end by itself with exit status 0 (the harness judges it).
+        h.check_exits([self.fwd])
+        m = self.fwd.wait_for(r'^FINAL rx=(\d+) tx=(\d+) dropped=(\d+)', 1.0,
                               what='vnapi-fwd FINAL line')
         self.fwd_final = tuple(int(x) for x in m.groups())
-        self.fwd_rc = self.fwd.wait_exit(30.0)
+        self.fwd_rc = self.fwd.returncode
+
+    def judge_window(self, dist):
+        """One in-flight window, exact, by the driver's counters (d: their rise over the
+        window) and the back end's: every frame vnapi-fwd could not send is one the driver
+        refused with the link down (rx - tx - tx errors == refused); with the back end alive
+        (a port restart), every frame the driver took for tx reached the back end (received
+        or late) or is counted dropped at the stop, which the drain makes 0, and what the
+        back end sent that the driver never delivered was on the rx ring the stop released
+        (a stopped port's rx ring cannot be drained); with the back end killed, nothing of
+        the old population reaches the new one (late 0): the rest died with the back end,
+        the loss its restart is documented to cause, less what the driver counted
+        reclaimed from the tx ring it never consumed."""
+        d, why = dist['d'], []
+        fwd_drop = d['rx_q0_good_packets'] - d['tx_q0_good_packets'] - d['tx_q0_errors']
+        if fwd_drop != d['tx_q0_refused'] or d['tx_q0_errors'] != 0:
+            why.append('vnapi-fwd dropped %d, the driver refused %d (tx errors %d)'
+                       % (fwd_drop, d['tx_q0_refused'], d['tx_q0_errors']))
+        if dist['tail_sent'] is not None:
+            to_be = dist['tail_received'] + dist['late'] + d['tx_q0_dropped_at_stop']
+            if d['tx_q0_good_packets'] != to_be or d['tx_q0_dropped_at_stop'] != 0:
+                why.append('the driver sent %d, the back end received %d + %d late, %d '
+                           'dropped at stop' % (d['tx_q0_good_packets'], dist['tail_received'],
+                                                dist['late'], d['tx_q0_dropped_at_stop']))
+            dist['rx_ring_at_stop'] = dist['tail_sent'] - d['rx_q0_good_packets']
+            if dist['rx_ring_at_stop'] < 0:
+                why.append('the driver delivered %d, the back end sent %d'
+                           % (d['rx_q0_good_packets'], dist['tail_sent']))
+        elif dist['late'] != 0:
+            why.append('%d frames of the killed back end\'s population reached the new one'
+                       % dist['late'])
+        dist['ok'] = not why
+        dist['why'] = '; '.join(why)
+        print('WINDOW t=%d %s: driver rx %d tx %d refused %d tx-reclaimed %d dropped-at-stop '
+              '%d; back end %s; %s' % (
+                  dist['t'], dist['what'], d['rx_q0_good_packets'], d['tx_q0_good_packets'],
+                  d['tx_q0_refused'], d['tx_q0_reclaimed'], d['tx_q0_dropped_at_stop'],
+                  'killed' if dist['tail_sent'] is None else 'sent %d received %d late %d' % (
+                      dist['tail_sent'], dist['tail_received'], dist['late']),
+                  'ok' if dist['ok'] else 'FAIL: ' + dist['why']), flush=True)
 
     # ---- verdict and report ----
     def verdict(self):
@@ -331,28 +399,40 @@ class Soak:
                        '%d epochs, %d failed' % (len(self.epochs),
                                                  sum(not e['ok'] for e in self.epochs))))
         rx, tx, dropped = self.fwd_final
+        x = self.x_end
+        # vnapi-fwd's own account is the driver's, exactly: what it received, sent (the
+        # driver's tx errors are packets it took and dropped) and dropped (refused).
+        checks.append(('vnapi-fwd FINAL rx, tx, dropped == the driver\'s rx_q0_good_packets, '
+                       'tx_q0_good_packets + tx_q0_errors, tx_q0_refused',
+                       rx == x['rx_q0_good_packets'] and dropped == x['tx_q0_refused'] and
+                       tx == x['tx_q0_good_packets'] + x['tx_q0_errors'],
+                       'rx=%d tx=%d dropped=%d; driver %s' % (
+                           rx, tx, dropped, ' '.join('%s=%d' % kv for kv in sorted(x.items())))))
         if not self.a.in_flight:
             checks.append(('vnapi-fwd FINAL rx == tx == back end sent, dropped 0',
                            rx == tx == sent and dropped == 0 and recv == sent,
                            'rx=%d tx=%d dropped=%d, back end sent %d received %d'
                            % (rx, tx, dropped, sent, recv)))
         else:
-            # The in-flight windows add traffic no epoch counts; each window's population is
-            # POPULATION frames, so vnapi-fwd can drop at most that many per disturbance.
-            nd = len(self.disturbances)
-            checks.append(('vnapi-fwd FINAL rx == tx + dropped, rx >= the epochs\' sent, '
-                           'dropped <= %d per disturbance' % POPULATION,
-                           rx == tx + dropped and rx >= sent and dropped <= POPULATION * nd,
-                           'rx=%d tx=%d dropped=%d; epochs sent %d (received %d); %d in '
-                           'in-flight windows; %d disturbances' % (
-                               rx, tx, dropped, sent, recv, rx - sent, nd)))
-            known = [d for d in self.disturbances if d['lost'] is not None]
-            checks.append(('port restarts hit with traffic in flight: 0 <= lost <= %d each'
-                           % POPULATION,
-                           all(0 <= d['lost'] <= POPULATION for d in known),
-                           '%d windows, lost %s' % (len(known),
-                                                    sorted(d['lost'] for d in known))))
-        checks.append(('vnapi-fwd exit status 0', self.fwd_rc == 0, 'rc %s' % self.fwd_rc))
+            # The in-flight windows: each exact by the driver's counters (judge_window()).
+            ws = [d for d in self.disturbances if d['ok'] is not None]
+            bad = [d for d in ws if not d['ok']]
+            restarts = [d for d in ws if d['tail_sent'] is not None]
+            checks.append(('in-flight windows exact: every frame lost is one the driver '
+                           'counted, or died with a killed back end',
+                           len(ws) == len(self.disturbances) and not bad,
+                           '%d windows (%d port restarts with the back end alive: lost %s, all '
+                           'on the rx ring at the stop: %s)%s' % (
+                               len(ws), len(restarts), sorted(d['lost'] for d in restarts),
+                               sorted(d.get('rx_ring_at_stop') for d in restarts),
+                               ''.join('; t=%d: %s' % (d['t'], d['why']) for d in bad))))
+            checks.append(('vnapi-fwd FINAL rx >= the epochs\' sent, rx == tx + dropped',
+                           rx == tx + dropped and rx >= sent,
+                           'rx=%d tx=%d dropped=%d; epochs sent %d (received %d)'
+                           % (rx, tx, dropped, sent, recv)))
+        checks.append(('vnapi-fwd ended by itself after SIGINT, exit status 0',
+                       self.fwd_rc == 0 and self.fwd.exit_problem() is None,
+                       self.fwd.exit_problem() or 'rc %s' % self.fwd_rc))
         in_use = [r['mbufs_in_use_stopped'] for r in self.restarts]
         checks.append(('mbufs in use with the port stopped equal at every restart',
                        len(set(in_use)) == 1,
@@ -394,16 +474,24 @@ class Soak:
                          'again until the disturbance; not part of any epoch):' % POPULATION)
             lines.append('')
             lines.append('| t (s) | disturbance | back end sent | received | late (next '
-                         'link-up) | lost in flight |')
-            lines.append('|---:|:---|---:|---:|---:|---:|')
+                         'link-up) | lost in flight | driver rx / tx / refused / tx reclaimed '
+                         '/ dropped at stop | exact |')
+            lines.append('|---:|:---|---:|---:|---:|---:|:---|:---:|')
             for d in self.disturbances:
                 unk = 'killed with it'
-                lines.append('| %d | %s | %s | %s | %s | %s |' % (
+                dd = d.get('d')
+                lines.append('| %d | %s | %s | %s | %s | %s | %s | %s |' % (
                     d['t'], d['what'],
                     unk if d['tail_sent'] is None else d['tail_sent'],
                     unk if d['tail_received'] is None else d['tail_received'],
                     '-' if d['late'] is None else d['late'],
-                    '<= %d' % POPULATION if d['lost'] is None else d['lost']))
+                    'died with the back end' if d['lost'] is None else
+                    '%d (on the rx ring at the stop: %s)' % (d['lost'], d.get('rx_ring_at_stop')),
+                    '-' if dd is None else '%d / %d / %d / %d / %d' % (
+                        dd['rx_q0_good_packets'], dd['tx_q0_good_packets'],
+                        dd['tx_q0_refused'], dd['tx_q0_reclaimed'],
+                        dd['tx_q0_dropped_at_stop']),
+                    '-' if d['ok'] is None else ('yes' if d['ok'] else 'NO: ' + d['why'])))
         lines.append('')
         in_use = [r['mbufs_in_use_stopped'] for r in self.restarts]
         stop_us = sorted(r['stop_us'] for r in self.restarts)
@@ -459,16 +547,19 @@ def main():
         return 77
     cmdline = ' '.join(shlex.quote(x) for x in ['devtools/soak.py'] + sys.argv[1:])
     meta = perfdoc.measurement('soak', cmdline, build=os.path.abspath(a.build))
-    with h.Session('soak') as s:
-        soak = Soak(a, s)
-        try:
-            soak.run()
-        except h.HarnessError as e:
-            print('soak: FAIL: %s' % e, flush=True)
-            for p in (soak.fwd, soak.backend):
-                if p is not None:
-                    print(p.tail(30))
-            return 1
+    try:
+        with h.Session('soak') as s:   # every process's end judged on the way out
+            soak = Soak(a, s)
+            try:
+                soak.run()
+            except h.HarnessError:
+                for p in (soak.fwd, soak.backend):
+                    if p is not None:
+                        print(p.tail(30))
+                raise
+    except h.HarnessError as e:
+        print('soak: FAIL: %s' % e, flush=True)
+        return 1
     checks = soak.verdict()
     text = soak.report(checks)
     print(text, flush=True)
