@@ -17,7 +17,12 @@
 #                           process, e.g. dpdk-proc-info) now, its output to
 #                           <name>.probe.out (last line "rc N"), then the
 #                           file is removed
-#   $VG_OUT/<name>.rc       its exit status
+#   $VG_OUT/<name>.end      how it ended: "stop" (the host's stop, then
+#                           SIGINT), "itself" (before any stop), "deadline"
+#                           (no stop within its deadline, then SIGINT), each
+#                           followed by " killed" when it had not ended
+#                           10 s after the SIGINT (SIGKILL)
+#   $VG_OUT/<name>.rc       its exit status (written after .end)
 #   $VG_OUT/done            every job ran
 # The host's files are under $VG_HOST (init's bind mount of the host root):
 # the guest's own /tmp and /run hide the host's.
@@ -107,7 +112,8 @@ vg_run_probe() {
 
 # vg_run NAME DEADLINE_S CMD...: start CMD (stdin kept open, never EOF),
 # then wait for the host's NAME.stop (or the deadline), SIGINT, wait up to
-# 10 s for the exit, SIGKILL if needed. $vg_probe (if set) is the job's
+# 10 s for the exit, SIGKILL if needed; NAME.end says which, for the host
+# to judge (a deadline or a SIGKILL fails the test). $vg_probe (if set) is the job's
 # probe command (NAME.probe).
 vg_run() {
     name=$1; deadline=$2; shift 2
@@ -130,8 +136,12 @@ vg_run() {
     done
     if ! kill -0 $pid 2>/dev/null; then
         vg_log "$name: exited by itself"
+        how=itself
     elif [ ! -e $VG_OUT/$name.stop ]; then
         vg_log "$name: no stop from the host within ${deadline}s"
+        how=deadline
+    else
+        how=stop
     fi
     # CPU time of every thread so far (utime + stime, clock ticks), for the benchmark.
     cat /proc/$pid/task/*/stat > $VG_OUT/$name.cpu 2>/dev/null
@@ -141,10 +151,11 @@ vg_run() {
     while kill -0 $pid 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
         sleep 0.1
     done
-    kill -0 $pid 2>/dev/null && { vg_log "$name: SIGKILL"; kill -KILL $pid; }
+    kill -0 $pid 2>/dev/null && { vg_log "$name: SIGKILL"; kill -KILL $pid; how="$how killed"; }
     wait $pid
     rc=$?
     exec 9<&-
+    echo "$how" > $VG_OUT/$name.end
     echo $rc > $VG_OUT/$name.rc.tmp && mv $VG_OUT/$name.rc.tmp $VG_OUT/$name.rc  # whole, never half-written
     vg_log "$name: exit $rc, $(( $(date +%s) - t_int )) s after SIGINT"
 }

@@ -81,6 +81,7 @@ import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools import sanitizer
 
 SKIP = 77
 GUEST_MAC = '02:00:00:00:00:0a'
@@ -97,6 +98,10 @@ RUN_DIR = '/run/vnapi-test'
 # through it, so a checkout anywhere works.
 HOST_VIEW = '/run/vnapi-guest/host'
 HIDDEN_IN_GUEST = ('/tmp', '/run', '/dev', '/proc', '/sys')
+# The results share inside the guest (guest_run.sh's VG_OUT).
+GUEST_OUT = '/run/vnapi-guest/out'
+# What devtools/sanitized.py adds to the environment of a sanitized run.
+SANITIZER_ENV = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
 
 BOOTS = {
     # name: (device properties, PMD, extra devargs, checks)
@@ -132,6 +137,8 @@ HYBRID_SPARSE = 100
 # of vnapi-fwd: each is captured twice (rx and tx).
 DUMPCAP_FRAMES = 20
 NOINTR_ERROR = r'rx interrupts need 2 MSI-X vectors through vfio-pci .*the device has 0'
+# l3fwd-power's exit status then: its configure fails, rte_exit(EXIT_FAILURE).
+NOINTR_RC = 1
 PACKED_NO_EVIDX = r'virtio-pci: packed ring without EVENT_IDX on this transport'
 
 
@@ -410,7 +417,9 @@ class Guest:
             '-kernel', kernel, '-initrd', initrd,
             '-append', 'console=ttyS0 intel_iommu=on hugepages=256 panic=-1 quiet '
                        'vnapi.script=%s' % script,
-            '-device', 'intel-iommu,intremap=on',
+            # a sanitized run maps DPDK's memory above ASan's shadow (16 TB up): IOVA as
+            # VA there needs the vIOMMU's 48-bit address width (39 by default)
+            '-device', 'intel-iommu,intremap=on' + (',aw-bits=48' if sanitized() else ''),
             '-fsdev', 'local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap',
             '-device', 'virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot',
             '-fsdev', 'local,id=out,path=%s,security_model=none,multidevs=remap' % self.out,
@@ -428,8 +437,11 @@ class Guest:
         with open(os.path.join(self.out, 'jobs.sh'), 'w') as f:
             f.write(jobs)
         argv = self.net.wrap(self.argv()) if self.net else self.argv()
+        # QEMU is no code under test: without the sanitizer runtimes a sanitized run
+        # preloads (devtools/sanitized.py); the guest's DPDK programs get them (guest_env()).
+        env = {k: v for k, v in os.environ.items() if k not in SANITIZER_ENV}
         self.proc = h.DpdkProcess('qemu-' + self.name, argv, deadline=self.deadline,
-                                  grace=10.0)
+                                  grace=10.0, env=env)
         self.proc.start()
         self.proc.wait_for(r'init: guest up', 60, what='the guest boot')
 
@@ -470,13 +482,40 @@ class Guest:
             time.sleep(0.05)
 
     def stop_job(self, job, timeout=90):
+        """The host's stop of a job: SIGINT in the guest; returns (exit status, log) once
+        the job ended by itself after it, else fails naming the job (job_end())."""
         # The guest gives the job 10 s after SIGINT, then SIGKILL, and a
         # SIGKILL waits for whatever the kernel is doing for the process.
         # Once (guest_virtio, testpmd had printed "Done") no rc came within
         # 30 s; the guest log now says how long each exit took.
         open(self.path(job + '.stop'), 'w').close()
+        return self.job_end(job, 'stop', timeout)
+
+    def job_end(self, job, want, timeout=90):
+        """(exit status, log) of a job once it has ended as @want says ('stop': after the
+        host's stop and SIGINT; 'itself': before any stop), else Failure naming it: a
+        deadline that expired in the guest, a SIGKILL after 10 s of SIGINT, or an end
+        other than @want. The caller judges the status."""
         self.wait_file(job + '.rc', timeout)
-        return int(self.read(job + '.rc').strip() or -1), self.read(job + '.log')
+        rc = int(self.read(job + '.rc').strip() or -1)
+        how = self.read(job + '.end').split()
+        log = self.read(job + '.log')
+        if not how or how[0] != want or 'killed' in how:
+            raise Failure('guest job %s (%s): ended "%s", exit status %d; expected an end by '
+                          'itself %s\n%s' % (job, self.job_cmd(job), ' '.join(how) or 'unknown',
+                                              rc, 'within 10 s of the stop\'s SIGINT'
+                                              if want == 'stop' else 'before any stop',
+                                              log[-3000:]))
+        print('  guest job %s (%s) ended by itself %s, exit status %d (judged by the caller)'
+              % (job, self.job_cmd(job), 'after the stop\'s SIGINT' if want == 'stop'
+                 else 'before any stop', rc), flush=True)
+        return rc, log
+
+    def job_cmd(self, job):
+        """The program of a job, from the guest's log ('NAME: pid N: CMD ...')."""
+        m = re.search(r'guest: %s: pid \d+: (?:gdb .*--args )?(\S+)' % re.escape(job),
+                      self.read('guest.log'))
+        return os.path.basename(m.group(1)) if m else '?'
 
     def monitor(self, cmd):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -493,6 +532,8 @@ class Guest:
         h.log('monitor: %s' % cmd)
 
     def finish(self):
+        """Every job ran: the guest script ends with status 0 and the guest powers off, so
+        QEMU ends by itself with exit status 0."""
         if self.proc is None:
             return
         try:
@@ -501,6 +542,18 @@ class Guest:
                 h.log('guest did not power off within 30 s')
         finally:
             self.proc.stop()
+        why = self.proc.exit_problem()
+        if why is None and self.proc.ended_by != 'itself':
+            why = '%s: the guest did not power off within 30 s of its last job' % (
+                self.proc.describe())
+        script = re.findall(r'init: guest script exited with (\d+)', self.proc.text())
+        if why is None and script != ['0']:
+            why = '%s: the guest script ended with %s, expected 0' % (
+                self.proc.describe(), script or 'no exit line')
+        if why:
+            raise Failure('process end: ' + why)
+        print('  ok: %s ended by itself (guest powered off), exit status 0' %
+              self.proc.describe(), flush=True)
 
 
 def env_path(var):
@@ -529,7 +582,36 @@ def guest_env():
     lines = ['export PATH=%s' % shlex.quote(conv(os.environ.get('PATH', '/usr/bin:/bin')))]
     if os.environ.get('LD_LIBRARY_PATH'):
         lines.append('export LD_LIBRARY_PATH=%s' % shlex.quote(conv(os.environ['LD_LIBRARY_PATH'])))
+    if sanitized():
+        # Under devtools/sanitized.py: the guest's programs (the driver built with ASan and
+        # UBSan, loaded with -d) get the same runtimes and options, ASan's reports going to
+        # the results share (read back by scan_guest_reports()).
+        opts = [o for o in os.environ.get('ASAN_OPTIONS', '').split(':')
+                if o and not o.startswith('log_path=')]
+        lines.append('export LD_PRELOAD=%s' % shlex.quote(conv(os.environ['LD_PRELOAD'])))
+        lines.append('export ASAN_OPTIONS=%s' % shlex.quote(':'.join(
+            opts + ['log_path=' + GUEST_OUT + '/asan'])))
+        lines.append('export UBSAN_OPTIONS=%s' % shlex.quote(os.environ.get('UBSAN_OPTIONS', '')))
     return '\n'.join(lines) + '\n'
+
+
+def sanitized():
+    """Run by devtools/sanitized.py (the sanitized integration run)."""
+    return bool(os.environ.get('VNAPI_SANITIZER_DIR')) and 'libasan' in os.environ.get(
+        'LD_PRELOAD', '')
+
+
+def scan_guest_reports(g):
+    """The sanitizer reports of the guest's programs: ASan's files in the results share and
+    UBSan's lines in the jobs' logs, handed to vnapitools.sanitizer (a report fails the
+    sanitized run, printed). Returns how many ASan report files there were."""
+    n = 0
+    for f in sorted(os.listdir(g.out)):
+        if f.startswith('asan.') or f.endswith('.log') or f.endswith('.probe.out'):
+            text = g.read(f)
+            n += f.startswith('asan.') and bool(text.strip())
+            sanitizer.scan('guest.' + f, text)
+    return n
 
 
 def jobs_script(boot, pmd, devargs, checks):
@@ -547,6 +629,10 @@ def jobs_script(boot, pmd, devargs, checks):
         allow = '$bdf' + devargs
         logs = '--log-level=pmd.net.virtio.init:info'
         l3extra = ' --parse-ptype'
+    if sanitized():
+        # A secondary maps the primary's memory at the primary's addresses: EAL's default
+        # hint falls in ASan's shadow (test_tools.py's primary, the same).
+        logs += ' --base-virtaddr=0x200000000000'
     # Diagnosis: VNAPI_GUEST_GDB=1 runs the guest's testpmd under gdb (backtrace on a crash).
     gdb = 'gdb -q -batch -ex run -ex bt --args ' if os.environ.get('VNAPI_GUEST_GDB') else ''
     if 'mq' in checks:
@@ -574,7 +660,9 @@ def jobs_script(boot, pmd, devargs, checks):
             # The host's probe of the running vnapi-fwd: dpdk-dumpcap, a secondary process
             # that takes no -a (it sees the device without vnapi=1) and no -d (the plugin
             # preloaded), capturing what the port receives and sends.
-            lines.append('vg_probe="LD_PRELOAD=$VG_PMD/librte_net_vnapi.so dpdk-dumpcap '
+            # (after the sanitizer runtimes of a sanitized run, which must come first)
+            lines.append('vg_probe="LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}'
+                         '$VG_PMD/librte_net_vnapi.so dpdk-dumpcap '
                          '--file-prefix fw -i $bdf -c %d -w /tmp/vg-fwd.pcapng"'
                          % (2 * DUMPCAP_FRAMES))
         lines.append('vg_run fwd 120 %s -l 0,1 -n 1 --file-prefix fw %s -a %s %s '
@@ -935,12 +1023,12 @@ def run_boot(boot):
             check_l3fwd(g, peer, boot, pmd, checks, res)
         if 'nointr' in checks:
             # no stop from us: l3fwd-power must end by itself, refused at start
-            g.wait_file('l3fwd.rc', 60)
-            rc, text = int(g.read('l3fwd.rc').strip() or -1), g.read('l3fwd.log')
+            rc, text = g.job_end('l3fwd', 'itself', 60)
             res['nointr_rc'] = rc
-            if rc == 0 or not re.search(NOINTR_ERROR, text):
+            if rc != NOINTR_RC or not re.search(NOINTR_ERROR, text):
                 raise Failure('l3fwd-power --interrupt-only on a device without MSI-X: exit %d, '
-                              'expected a failure with %r\n%s' % (rc, NOINTR_ERROR, text[-3000:]))
+                              'expected %d with %r\n%s'
+                              % (rc, NOINTR_RC, NOINTR_ERROR, text[-3000:]))
         if 'hybrid' in checks:
             g.wait_file('fwd.started', 30)
             g.wait_log('fwd', r'rx port 0 queue 0 on lcore 1 .*hybrid', 90)
@@ -976,6 +1064,8 @@ def run_boot(boot):
             net.close()
         if g.proc is not None:
             g.proc.stop()
+        if sanitized():
+            h.log('guest: %d ASan report file(s)' % scan_guest_reports(g))
         for f in ['guest.log'] + sorted(f for f in os.listdir(g.out)
                                         if f.endswith('.log') and f != 'guest.log'):
             text = g.read(f)
