@@ -152,8 +152,10 @@ def one_run(fe_name, size, direction, seconds, warmup, mem, queue_size, workdir,
         else:
             time.sleep(seconds)               # measurement window
         t_end = time.monotonic()
-        fe.stop(quit_first=False)
-        backend.stop(quit_first=False)
+        # quit (the interactive receiver: 22.11's interactive testpmd ignores SIGINT), else
+        # SIGINT; the session judges both ends
+        fe.stop()
+        backend.stop()
 
         def pps(proc, field):
             return [v[field] for (t, port, v) in h.parse_stats_blocks(proc.lines)
