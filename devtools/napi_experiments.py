@@ -15,7 +15,7 @@ peer's 1-s received-rate samples. Then per mode one forwarder process per frame 
 running phases at 1 %, 10 %, 50 %, 100 % of that maximum (64 B also idle and 100 pps first, for
 the targets). Modes:
   poll          vnapi-fwd --mode poll (net_vnapi)
-  hybrid        vnapi-fwd --mode hybrid (idle_polls 32, idle_us 0; the disable-on-race rule)
+  hybrid        vnapi-fwd --mode hybrid (the learned deferral window; the disable-on-race rule)
   hybrid-nodor  vnapi-fwd --mode hybrid --no-disable-on-race, net_vnapi intr_rescue=signal
                 (the patch's "before")
   l3fwd-vnapi   l3fwd-power --interrupt-only on net_vnapi
@@ -40,8 +40,7 @@ Latency at sparse load (--only latency). Single 64-70 B packets in pairs, closed
 each a random 0.1-1.9 ms (1 ms +-90 %) after the previous came back, every second one 35-665 us
 (350 us +-90 %) after it, so that packets land around the moment the receiver re-arms; 2000
 packets per run (--lat-packets). Receivers side by side, in alternating order rep by rep:
-vnapi-fwd --mode poll, interrupt, hybrid (adaptive_idle, the default), hybrid
---no-adaptive-idle (the behaviour before the fix), and l3fwd-power --interrupt-only on net_vnapi,
+vnapi-fwd --mode poll, interrupt, hybrid (defaults), and l3fwd-power --interrupt-only on net_vnapi,
 all against the same sender, tests/peers/echo_peer (routable IPv4/UDP frames; only --expect
 differs: macswap for vnapi-fwd, routed for l3fwd-power). Per packet: the round trip and the
 round trip net of the time either process did not run (run-queue wait from /proc/PID/schedstat,
@@ -119,8 +118,6 @@ LAT_MODES = {
     'poll': ('vnapi-fwd poll', 'fwd', ['--mode', 'poll']),
     'interrupt': ('vnapi-fwd interrupt', 'fwd', ['--mode', 'interrupt']),
     'hybrid': ('vnapi-fwd hybrid', 'fwd', ['--mode', 'hybrid']),
-    'hybrid-noadapt': ('vnapi-fwd hybrid --no-adaptive-idle (before)', 'fwd',
-                       ['--mode', 'hybrid', '--no-adaptive-idle']),
     'l3fwd-vnapi': ('l3fwd-power --interrupt-only', 'l3fwd', []),
 }
 LAT_GAPS = ['--gap-min-us', '100', '--gap-max-us', '1900', '--gap2-min-us', '35',

@@ -8,7 +8,7 @@
  *
  * Usage: vnapi-fwd [EAL options] -- [--config '(port,queue,lcore)[,...]']
  *        [--fwd io|macswap] [--mode poll|interrupt|hybrid] [--budget N]
- *        [--idle-polls N] [--idle-us N] [--no-adaptive-idle] [--no-disable-on-race] [--stats N]
+ *        [--defer-us N] [--no-disable-on-race] [--stats N]
  *        [--sleep-timeout-ms N] [--tx-retries N] [--nb-rxd N] [--nb-txd N]
  *        [--duration S]
  *
@@ -104,10 +104,8 @@ struct fwd_opts {
 	enum fwd_kind fwd;
 	enum napi_mode mode;
 	uint16_t budget;
-	uint32_t idle_polls;
-	uint32_t idle_us;
+	uint32_t defer_us;
 	bool disable_on_race;
-	bool adaptive_idle;
 	uint32_t stats_s;
 	uint32_t sleep_timeout_ms;
 	uint32_t tx_retries;
@@ -120,10 +118,8 @@ static struct fwd_opts opts = {
 	.fwd = FWD_IO,
 	.mode = NAPI_MODE_HYBRID,
 	.budget = NAPI_BUDGET_DEFAULT,
-	.idle_polls = NAPI_IDLE_POLLS_DEFAULT,
-	.idle_us = 0,
+	.defer_us = NAPI_DEFER_US_DEFAULT,
 	.disable_on_race = true,
-	.adaptive_idle = true,
 	.tx_retries = NAPI_TX_RETRIES_DEFAULT,
 	.nb_rxd = FWD_NB_RXD,
 	.nb_txd = FWD_NB_TXD,
@@ -203,9 +199,9 @@ usage(const char *prog)
 		"  --fwd io|macswap        forwarding (default io)\n"
 		"  --mode poll|interrupt|hybrid  scheduling of every rx queue (default hybrid)\n"
 		"  --budget N              packets per queue per round, 1..%u (default %u)\n"
-		"  --idle-polls N          hybrid: short rounds before arming (default %u; 0 off)\n"
-		"  --idle-us N             hybrid: microseconds without packets before arming (default 0: off)\n"
-		"  --no-adaptive-idle      hybrid: idle-poll before every arming, even after long sleeps\n"
+		"  --defer-us N            hybrid: poll an idle queue at most N us before arming it\n"
+		"                          (the cap of its learned window; 0: arm at the first empty\n"
+		"                          round; default %u: one sleep/wake cycle; at most %u)\n"
 		"  --no-disable-on-race    leave a queue armed when the arming re-check finds work\n"
 		"  --stats N               print per-queue figures every N seconds (default 0: off)\n"
 		"  --sleep-timeout-ms N    housekeeping timeout of a sleeping lcore (default 0: none)\n"
@@ -213,8 +209,8 @@ usage(const char *prog)
 		"  --nb-rxd N, --nb-txd N  ring sizes (default %u, %u)\n"
 		"  --duration S            stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
 		"Telemetry: /vnapi_fwd/port_restart[,MTU], /vnapi_fwd/mtu,MTU restart every port\n",
-		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_IDLE_POLLS_DEFAULT,
-		NAPI_TX_RETRIES_DEFAULT, FWD_NB_RXD, FWD_NB_TXD);
+		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_DEFER_US_DEFAULT,
+		NAPI_DEFER_US_MAX, NAPI_TX_RETRIES_DEFAULT, FWD_NB_RXD, FWD_NB_TXD);
 }
 
 static int
@@ -264,8 +260,8 @@ static int
 parse_args(int argc, char **argv, struct fwd_opts *o)
 {
 	enum {
-		OPT_CONFIG = 256, OPT_FWD, OPT_MODE, OPT_BUDGET, OPT_IDLE_POLLS, OPT_IDLE_US,
-		OPT_NO_DOR, OPT_NO_ADAPTIVE, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
+		OPT_CONFIG = 256, OPT_FWD, OPT_MODE, OPT_BUDGET, OPT_DEFER_US,
+		OPT_NO_DOR, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
 		OPT_DURATION, OPT_HELP,
 	};
 	static const struct option lo[] = {
@@ -273,10 +269,8 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 		{ "fwd", required_argument, NULL, OPT_FWD },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "idle-polls", required_argument, NULL, OPT_IDLE_POLLS },
-		{ "idle-us", required_argument, NULL, OPT_IDLE_US },
+		{ "defer-us", required_argument, NULL, OPT_DEFER_US },
 		{ "no-disable-on-race", no_argument, NULL, OPT_NO_DOR },
-		{ "no-adaptive-idle", no_argument, NULL, OPT_NO_ADAPTIVE },
 		{ "stats", required_argument, NULL, OPT_STATS },
 		{ "sleep-timeout-ms", required_argument, NULL, OPT_SLEEP_TMO },
 		{ "tx-retries", required_argument, NULL, OPT_TX_RETRIES },
@@ -310,17 +304,11 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 			ret = parse_u32(optarg, 1, NAPI_BUDGET_MAX, &v);
 			o->budget = (uint16_t)v;
 			break;
-		case OPT_IDLE_POLLS:
-			ret = parse_u32(optarg, 0, UINT32_MAX, &o->idle_polls);
-			break;
-		case OPT_IDLE_US:
-			ret = parse_u32(optarg, 0, 60000000, &o->idle_us);
+		case OPT_DEFER_US:
+			ret = parse_u32(optarg, 0, NAPI_DEFER_US_MAX, &o->defer_us);
 			break;
 		case OPT_NO_DOR:
 			o->disable_on_race = false;
-			break;
-		case OPT_NO_ADAPTIVE:
-			o->adaptive_idle = false;
 			break;
 		case OPT_STATS:
 			ret = parse_u32(optarg, 0, 3600, &o->stats_s);
@@ -533,10 +521,8 @@ fwd_ctx_create_all(void)
 
 		napi_ctx_conf_init(&cc);
 		cc.lcore_id = lc->lcore;
-		cc.idle_polls = opts.idle_polls;
-		cc.idle_us = opts.idle_us;
+		cc.defer_us = opts.defer_us;
 		cc.disable_on_race = opts.disable_on_race;
-		cc.adaptive_idle = opts.adaptive_idle;
 		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
 		cc.tx_retries = opts.tx_retries;
 		lc->ret = 0;
@@ -717,35 +703,44 @@ fwd_stats_print(double dt, double t)
 
 			printf("STATS t=%.1f lcore=%u port=%u queue=%u pps=%.0f wakeups_s=%.1f"
 			       " pkts_per_wakeup=%.2f busy_pct=%.2f races=%" PRIu64
-			       " wakeups=%" PRIu64 " packets=%" PRIu64 "\n",
+			       " wakeups=%" PRIu64 " packets=%" PRIu64 " notify_req_s=%.1f"
+			       " window_us=%.2f window_grows=%" PRIu64 " window_shrinks=%" PRIu64
+			       " windows_caught=%" PRIu64 " windows_expired=%" PRIu64 "\n",
 			       t, fwd_lcores[i].lcore, q->port, q->queue,
 			       (double)(q->packets - p->packets) / dt, (double)dw / dt,
 			       ratio(q->wakeup_packets - p->wakeup_packets, dw),
 			       100.0 * (double)(q->busy_cycles - p->busy_cycles) / cyc,
-			       q->races, q->wakeups, q->packets);
+			       q->races, q->wakeups, q->packets,
+			       (double)(q->arms_held - p->arms_held) / dt, (double)q->window_ns / 1e3,
+			       q->window_grows, q->window_shrinks, q->windows_caught,
+			       q->windows_expired);
 			/* Per-wakeup timing over the interval: bucket bounds in us. */
 			printf("WAKE t=%.1f lcore=%u port=%u queue=%u"
 			       " wake_poll_p99_us=%" PRIu64 " wake_arm_p50_us=%" PRIu64
 			       " wake_arm_p99_us=%" PRIu64 " poll_gap_p99_us=%" PRIu64
-			       " poll_gaps_ge1ms=%" PRIu64 " wake_arm_ge1ms=%" PRIu64 "\n",
+			       " poll_gaps_ge1ms=%" PRIu64 " wake_arm_ge1ms=%" PRIu64
+			       " spin_p50_us=%" PRIu64 " spin_p99_us=%" PRIu64 "\n",
 			       t, fwd_lcores[i].lcore, q->port, q->queue,
 			       hist_quantile_us(q->wake_poll_hist, p->wake_poll_hist, 0.99),
 			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.5),
 			       hist_quantile_us(q->wake_arm_hist, p->wake_arm_hist, 0.99),
 			       hist_quantile_us(q->poll_gap_hist, p->poll_gap_hist, 0.99),
 			       hist_at_least(q->poll_gap_hist, p->poll_gap_hist, 1024),
-			       hist_at_least(q->wake_arm_hist, p->wake_arm_hist, 1024));
+			       hist_at_least(q->wake_arm_hist, p->wake_arm_hist, 1024),
+			       hist_quantile_us(q->spin_hist, p->spin_hist, 0.5),
+			       hist_quantile_us(q->spin_hist, p->spin_hist, 0.99));
 		}
 		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
 		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
-		       " spurious=%" PRIu64 " races=%" PRIu64 " tx_unsent=%" PRIu64 "\n",
+		       " spurious=%" PRIu64 " races=%" PRIu64 " tx_unsent=%" PRIu64
+		       " notify_req_s=%.1f\n",
 		       t, fwd_lcores[i].lcore, (double)(now.ls.packets - pv->ls.packets) / dt,
 		       (double)(now.ls.wakeups - pv->ls.wakeups) / dt,
 		       100.0 * (double)(now.ls.busy_cycles - pv->ls.busy_cycles) / cyc,
 		       RTE_MAX(0.0, 100.0 - 100.0 * (double)(now.ls.sleep_cycles -
 							     pv->ls.sleep_cycles) / cyc),
 		       now.ls.sleeps, now.ls.wakeups, now.ls.spurious_wakeups, now.ls.races,
-		       now.ls.tx_unsent);
+		       now.ls.tx_unsent, (double)(now.ls.arms_held - pv->ls.arms_held) / dt);
 		*pv = now;
 	}
 	fflush(stdout);
@@ -977,22 +972,29 @@ fwd_final(void)
 			       " empty_polls=%" PRIu64 " packets=%" PRIu64 " arms=%" PRIu64
 			       " races=%" PRIu64 " arm_errors=%" PRIu64 " wakeups=%" PRIu64
 			       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
-			       " pkts_per_wakeup=%.2f quick_arms=%" PRIu64 " tx_sent=%" PRIu64
-			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64 "\n",
+			       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
+			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64
+			       " arms_held=%" PRIu64 " window_us=%.2f window_grows=%" PRIu64
+			       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
+			       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
+			       "\n",
 			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
 			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
 			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
 			       qs[j].spurious_wakeups, qs[j].timeout_polls,
-			       ratio(qs[j].wakeup_packets, qs[j].wakeups), qs[j].quick_arms,
+			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
 			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
-			       qs[j].tx_reclaimed);
+			       qs[j].tx_reclaimed, qs[j].arms_held, (double)qs[j].window_ns / 1e3,
+			       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
+			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits);
 		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
-			char h[4][NAPI_HIST_BUCKETS * 21];
-			const uint64_t *src[4] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
-						   qs[j].wake_arm_hist, qs[j].poll_gap_hist };
+			char h[5][NAPI_HIST_BUCKETS * 21];
+			const uint64_t *src[5] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
+						   qs[j].wake_arm_hist, qs[j].poll_gap_hist,
+						   qs[j].spin_hist };
 			unsigned int k, b;
 
-			for (k = 0; k < 4; k++) {
+			for (k = 0; k < RTE_DIM(src); k++) {
 				int off = 0;
 
 				for (b = 0; b < NAPI_HIST_BUCKETS; b++)
@@ -1000,15 +1002,17 @@ fwd_final(void)
 							b ? "," : "", src[k][b]);
 			}
 			printf("HIST lcore=%u port=%u queue=%u arm_wake=%s wake_poll=%s"
-			       " wake_arm=%s poll_gap=%s\n", lc->lcore, qs[j].port, qs[j].queue,
-			       h[0], h[1], h[2], h[3]);
+			       " wake_arm=%s poll_gap=%s spin=%s\n", lc->lcore, qs[j].port,
+			       qs[j].queue, h[0], h[1], h[2], h[3], h[4]);
 		}
 		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
 		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
-		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f\n",
+		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f defer_us=%" PRIu64
+		       " arms_held=%" PRIu64 "\n",
 		       lc->lcore, ls.rounds, ls.sleeps, ratio(ls.sleep_cycles, ls.tsc_hz),
 		       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
-		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups));
+		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups),
+		       ls.defer_ns / 1000, ls.arms_held);
 		rx += lc->rx;
 		tx += lc->tx;
 		dropped += lc->dropped;
@@ -1127,9 +1131,9 @@ main(int argc, char **argv)
 			fprintf(stderr, "stats thread: %s\n", rte_strerror(abs(ret)));
 	}
 
-	printf("FORWARDING fwd=%s mode=%s lcores=%u ports=%u\n",
+	printf("FORWARDING fwd=%s mode=%s lcores=%u ports=%u defer_us=%u\n",
 	       opts.fwd == FWD_IO ? "io" : "macswap", napi_mode_name(opts.mode),
-	       fwd_nb_lcores, fwd_nb_ports);
+	       fwd_nb_lcores, fwd_nb_ports, opts.defer_us);
 	fflush(stdout);
 	if (opts.duration_s > 0)
 		alarm(opts.duration_s);

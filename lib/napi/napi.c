@@ -13,6 +13,14 @@
  * disable_on_race off, a raced arm leaves scheduled && armed (the Linux
  * patch's "before": interrupts stay on while we poll).
  *
+ * A hybrid entry also has its deferral window W (cycles, 0..the cap M =
+ * defer_us) and an idle period: from its last packet (or wakeup) on, the
+ * empty rounds before it arms. The period is a "window" once polled past
+ * its first empty round; it ends caught (a packet) or expired (armed).
+ * W is learned at the first poll after each wakeup (napi_learn), raised at
+ * a race; at W = 0 every NAPI_PROBE_FIRST-th, then 2x rarer, idle period
+ * is a probe polled up to M.
+ *
  * Counters have one writer (the context's thread) and readers on other
  * threads (napi_stats_get, telemetry): the writer updates them with relaxed
  * atomic stores, readers use relaxed atomic loads; no ordering between
@@ -41,6 +49,9 @@ RTE_LOG_REGISTER(napi_logtype, lib.napi, NOTICE);
 
 /* Packets per rx burst inside one entry's budget. */
 #define NAPI_BURST 32
+/* Hybrid at W = 0: wakeups before the first probe, and the largest backoff. */
+#define NAPI_PROBE_FIRST 8
+#define NAPI_PROBE_MAX 1024
 /* Epoll events per sleep: every entry, plus the stop eventfd. */
 #define NAPI_MAX_EVENTS (NAPI_MAX_QUEUES + 1)
 
@@ -63,11 +74,16 @@ struct napi_entry {
 	bool wake_window;      /* counting wakeup packets until the next arm */
 	bool wake_open;        /* woken, not armed again yet (wake_arm_hist) */
 	bool gap_valid;        /* last_poll_end is the end of the previous poll */
-	bool idle_pays;        /* hybrid: idle polls before arming (see napi_should_arm) */
-	uint32_t short_rounds; /* consecutive polls below budget */
-	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup) */
+	bool window_open;      /* hybrid: idle period polled past an empty round */
+	bool probing;          /* hybrid: this idle period is a probe (polled up to the cap) */
+	bool learn;            /* hybrid: learn W at the next poll (the first after a wakeup) */
+	uint32_t probe_in;     /* hybrid, W = 0: wakeups until the next probe */
+	uint32_t probe_gap;    /* ... the backoff: NAPI_PROBE_FIRST .. NAPI_PROBE_MAX */
+	uint64_t window;       /* hybrid: the deferral window W, cycles */
+	uint64_t last_pkt;     /* cycles: last poll with packets (or wakeup): the idle clock */
 	uint64_t armed_at;     /* cycles: when armed */
 	uint64_t woken_at;     /* cycles: the last wakeup */
+	uint64_t slept;        /* cycles: armed to woken, the last wakeup */
 	uint64_t idle_window;  /* cycles: last packet to arming, at the last arm */
 	uint64_t last_poll_end; /* cycles: end of the last poll */
 	struct napi_queue_stats st;
@@ -77,9 +93,9 @@ struct napi_ctx {
 	struct napi_ctx_conf conf;
 	const struct napi_ops *ops;
 	void *arg;
-	uint64_t idle_cycles;  /* idle_us in ops->now units */
+	uint64_t defer_cycles; /* defer_us in ops->now units: the cap M */
+	uint64_t wake_cost_cycles; /* NAPI_WAKE_COST_US in ops->now units: C */
 	uint64_t cycles_per_us; /* for the histograms (at least 1) */
-	uint64_t short_sleep_cycles; /* NAPI_SHORT_SLEEP_US in ops->now units */
 	unsigned int nb;
 	bool attached;         /* interrupts registered from the owning thread */
 	int stop;              /* napi_stop() called (atomic) */
@@ -174,12 +190,10 @@ napi_ctx_conf_init(struct napi_ctx_conf *conf)
 
 	memset(conf, 0, sizeof(*conf));
 	conf->lcore_id = lcore == LCORE_ID_ANY ? 0 : lcore;
-	conf->idle_polls = NAPI_IDLE_POLLS_DEFAULT;
-	conf->idle_us = 0;
+	conf->defer_us = NAPI_DEFER_US_DEFAULT;
 	conf->disable_on_race = true;
 	conf->sleep_timeout_ms = 0;
 	conf->tx_retries = NAPI_TX_RETRIES_DEFAULT;
-	conf->adaptive_idle = true;
 	conf->ops = NULL;
 }
 
@@ -190,7 +204,7 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	uint64_t hz;
 
 	if (conf == NULL || conf->lcore_id >= RTE_MAX_LCORE ||
-	    conf->sleep_timeout_ms > INT32_MAX) {
+	    conf->sleep_timeout_ms > INT32_MAX || conf->defer_us > NAPI_DEFER_US_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -209,11 +223,13 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->conf.tsc_hz = hz;
 	ctx->ops = conf->ops != NULL ? conf->ops : &napi_ops_ethdev;
 	ctx->arg = conf->ops_arg;
-	ctx->idle_cycles = (uint64_t)conf->idle_us * hz / 1000000;
+	ctx->defer_cycles = (uint64_t)conf->defer_us * hz / 1000000;
+	ctx->wake_cost_cycles = (uint64_t)NAPI_WAKE_COST_US * hz / 1000000;
 	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
-	ctx->short_sleep_cycles = (uint64_t)NAPI_SHORT_SLEEP_US * hz / 1000000;
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
+	ctx->st.defer_ns = (uint64_t)conf->defer_us * 1000;
+	ctx->st.wake_cost_ns = (uint64_t)NAPI_WAKE_COST_US * 1000;
 	ctx->wake_fd = -1;
 	if (ctx->ops->fd_register != NULL) {
 		ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -237,6 +253,12 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	napi_registry[conf->lcore_id] = ctx;
 	rte_spinlock_unlock(&napi_registry_lock);
 	return ctx;
+}
+
+static uint64_t
+napi_cycles_ns(const struct napi_ctx *ctx, uint64_t cycles)
+{
+	return (uint64_t)((double)cycles * 1e9 / (double)ctx->conf.tsc_hz);
 }
 
 /* The rx interrupt of @p e failed (@p what: registration or enable): the
@@ -311,7 +333,10 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 		e->conf.budget = NAPI_BUDGET_DEFAULT;
 	e->ctx = ctx;
 	e->scheduled = true;
-	e->idle_pays = true;
+	/* Hybrid starts at the cap (poll mode's behaviour) and learns down. */
+	e->window = ctx->defer_cycles;
+	e->probe_gap = NAPI_PROBE_FIRST;
+	e->probe_in = NAPI_PROBE_FIRST;
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
@@ -319,6 +344,8 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 	e->st.queue = qconf->queue;
 	e->st.mode = qconf->mode;
 	e->st.scheduled = true;
+	if (qconf->mode == NAPI_MODE_HYBRID)
+		e->st.window_ns = napi_cycles_ns(ctx, e->window);
 	/* Publish the entry before the count (stats readers on other threads). */
 	__atomic_store_n(&ctx->nb, ctx->nb + 1, __ATOMIC_RELEASE);
 	NAPI_SET(ctx->st.nb_queues, ctx->nb);
@@ -383,6 +410,80 @@ napi_hist_add(const struct napi_ctx *ctx, uint64_t *hist, uint64_t cycles)
 	NAPI_ADD(hist[b], 1);
 }
 
+/* ---- the hybrid window ------------------------------------------------------ */
+
+/* Set W, counting a grow or a shrink, and publish it. */
+static void
+napi_window_set(struct napi_ctx *ctx, struct napi_entry *e, uint64_t w)
+{
+	if (w == e->window)
+		return;
+	NAPI_ADD(*(w > e->window ? &e->st.window_grows : &e->st.window_shrinks), 1);
+	if (w == 0)
+		e->probe_in = e->probe_gap;  /* probes from now on, at the current backoff */
+	e->window = w;
+	NAPI_SET(e->st.window_ns, napi_cycles_ns(ctx, w));
+}
+
+/* Polling on would have paid: W to the cap, probes back to their first backoff. */
+static void
+napi_window_grow(struct napi_ctx *ctx, struct napi_entry *e)
+{
+	e->probe_gap = NAPI_PROBE_FIRST;
+	napi_window_set(ctx, e, ctx->defer_cycles);
+}
+
+/*
+ * The packet came @p gap after the entry's last one, beyond the cap M:
+ * polling for W was spent for nothing. W shrinks by 2 gap / M (at least
+ * half, to nothing when the gap is far longer), and below M / 8 to 0.
+ */
+static void
+napi_window_shrink(struct napi_ctx *ctx, struct napi_entry *e, uint64_t gap)
+{
+	uint64_t w = (uint64_t)((double)e->window * (double)ctx->defer_cycles / (2.0 * (double)gap));
+
+	if (w < ctx->defer_cycles / 8)
+		w = 0;
+	napi_window_set(ctx, e, w);
+}
+
+/*
+ * The first poll after a wakeup of a hybrid entry found @p got packets:
+ * learn W from the sleep. A full round (a backlog built up while asleep) or
+ * a sleep shorter than a sleep/wake cycle costs (the packet came right
+ * after arming) grows W. Otherwise the packet came idle_window + slept
+ * after the last one, less the wakeup's own delay (the cycle's cost, C):
+ * within the cap after a window that was polled, polling to the cap would
+ * have caught it (grow); beyond the cap, shrink. At W = 0 the wakeup counts
+ * towards the next probe.
+ */
+static void
+napi_learn(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got)
+{
+	uint64_t gap;
+
+	e->learn = false;
+	if (got == 0)
+		return;  /* spurious: nothing came */
+	if (got == e->conf.budget || e->slept < ctx->wake_cost_cycles) {
+		napi_window_grow(ctx, e);
+		return;
+	}
+	if (e->window == 0) {
+		/* Armed at the first empty round, or after a probe that expired. */
+		if (ctx->defer_cycles != 0 && e->probe_in > 0 && --e->probe_in == 0)
+			e->probing = true;   /* the next idle period */
+		return;
+	}
+	gap = e->idle_window + e->slept;
+	gap = gap > ctx->wake_cost_cycles ? gap - ctx->wake_cost_cycles : 0;
+	if (gap <= ctx->defer_cycles)
+		napi_window_grow(ctx, e);
+	else
+		napi_window_shrink(ctx, e, gap);
+}
+
 /* ---- arming ----------------------------------------------------------------- */
 
 static void
@@ -394,13 +495,13 @@ napi_disarm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	NAPI_ADD(e->st.armed_cycles, now - e->armed_at);
 }
 
-/* Work raced the arming: stay scheduled, start counting short rounds anew. */
+/* Work raced the arming: stay scheduled; a hybrid window grows to the cap. */
 static void
 napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_disarmed)
 {
 	NAPI_ADD(e->st.races, 1);
-	e->short_rounds = 0;
-	e->idle_pays = true;   /* work landed while arming: polling on would have caught it */
+	if (e->conf.mode == NAPI_MODE_HYBRID)
+		napi_window_grow(ctx, e);   /* polling a little longer would have caught it */
 	if (port_disarmed) {
 		/* -EAGAIN: the port disarmed itself. */
 		if (e->armed) {
@@ -418,6 +519,26 @@ napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_di
 }
 
 /*
+ * A hybrid entry's idle period ends in arming: count the window that
+ * expired, and back a probe off (the next one NAPI_PROBE_FIRST.. times
+ * NAPI_PROBE_MAX wakeups later, twice as far each time one finds nothing).
+ */
+static void
+napi_window_expire(struct napi_ctx *ctx, struct napi_entry *e)
+{
+	uint64_t w = e->probing ? ctx->defer_cycles : e->window;
+
+	if (e->window_open && w > 0)
+		NAPI_ADD(e->st.windows_expired, 1);
+	if (e->probing) {
+		e->probing = false;
+		e->probe_gap = RTE_MIN(e->probe_gap * 2, (uint32_t)NAPI_PROBE_MAX);
+		e->probe_in = e->probe_gap;
+	}
+	e->window_open = false;
+}
+
+/*
  * Arm, re-check, and either leave the entry waiting or (work found) keep it
  * scheduled. The re-check is the port's business for -EAGAIN; otherwise we
  * ask rx_queue_count, whose load of the device's index comes after the
@@ -432,6 +553,8 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	NAPI_ADD(e->st.arms, 1);
 	e->wake_window = false;
 	e->idle_window = now - e->last_pkt;
+	if (e->conf.mode == NAPI_MODE_HYBRID)
+		napi_window_expire(ctx, e);
 	ret = ctx->ops->intr_enable(ctx->arg, e->conf.port, e->conf.queue);
 	if (ret == -EAGAIN) {
 		napi_race(ctx, e, now, true);
@@ -458,6 +581,7 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	if (e->armed) {
 		e->scheduled = false;
 		NAPI_SET(e->st.scheduled, false);
+		NAPI_ADD(e->st.arms_held, 1);
 		e->gap_valid = false;
 		if (e->wake_open) {
 			e->wake_open = false;
@@ -466,30 +590,43 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	}
 }
 
+/* Whether an entry that polled @p got packets is armed now. */
 static bool
-napi_should_arm(const struct napi_ctx *ctx, const struct napi_entry *e, unsigned int got,
-		uint64_t now)
+napi_should_arm(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, uint64_t now)
 {
-	if (!e->intr_ok)
+	uint64_t w;
+
+	if (!e->intr_ok || got != 0)
 		return false;
 	switch (e->conf.mode) {
 	case NAPI_MODE_INTERRUPT:
-		return got == 0;
+		return true;
 	case NAPI_MODE_HYBRID:
-		if (ctx->conf.adaptive_idle && !e->idle_pays) {
-			/* The last sleep outlasted what idle polling could have
-			 * bridged: arm at the first empty round, as interrupt
-			 * mode does, instead of holding the queue disarmed. */
-			return got == 0;
-		}
-		return e->short_rounds >= ctx->conf.idle_polls &&
-			now - e->last_pkt >= ctx->idle_cycles;
+		w = e->probing ? ctx->defer_cycles : e->window;
+		return now - e->last_pkt >= w;
 	default:
 		return false;
 	}
 }
 
 /* ---- one round -------------------------------------------------------------- */
+
+/* A hybrid entry's poll found packets: an idle period it had polled past an
+ * empty round ends caught (and a probe raises W to the cap). */
+static void
+napi_window_caught(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	if (!e->window_open)
+		return;
+	e->window_open = false;
+	NAPI_ADD(e->st.windows_caught, 1);
+	napi_hist_add(ctx, e->st.spin_hist, now - e->last_pkt);
+	if (e->probing) {
+		e->probing = false;
+		NAPI_ADD(e->st.probe_hits, 1);
+		napi_window_grow(ctx, e);
+	}
+}
 
 /* Poll one entry up to its budget; returns the packets; *now advances. */
 static unsigned int
@@ -541,6 +678,8 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 		if (got == 0)
 			NAPI_ADD(e->st.spurious_wakeups, 1);
 	}
+	if (e->learn)
+		napi_learn(ctx, e, got);
 	if (e->wake_window)
 		NAPI_ADD(e->st.wakeup_packets, got);
 	e->last_poll_end = t1;
@@ -558,15 +697,14 @@ napi_wake_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 		uint64_t slept = now - e->armed_at;
 
 		napi_hist_add(ctx, e->st.arm_wake_hist, slept);
-		/* Would idle polling have caught this wakeup's packet? Only if
-		 * the sleep was shorter than the idle polls before it (or than
-		 * a sleep and wakeup cost, NAPI_SHORT_SLEEP_US). */
-		e->idle_pays = slept < RTE_MAX(e->idle_window, ctx->short_sleep_cycles);
+		/* Hybrid: its first poll learns W from this sleep. */
+		e->slept = slept;
+		e->learn = e->conf.mode == NAPI_MODE_HYBRID;
 		napi_disarm(ctx, e, now);
 	}
 	e->scheduled = true;
 	NAPI_SET(e->st.scheduled, true);
-	e->short_rounds = 0;
+	e->window_open = false;
 	e->last_pkt = now;
 	e->woken = true;
 	e->wake_window = true;
@@ -603,7 +741,7 @@ napi_timeout_check(struct napi_ctx *ctx, uint64_t now)
 		napi_disarm(ctx, e, now);
 		e->scheduled = true;
 		NAPI_SET(e->st.scheduled, true);
-		e->short_rounds = 0;
+		e->window_open = false;
 	}
 }
 
@@ -694,22 +832,17 @@ napi_poll_once(struct napi_ctx *ctx)
 			continue;
 		got = napi_poll_entry(ctx, e, &now);
 		total += got;
-		if (got == e->conf.budget) {
-			e->short_rounds = 0;
-			e->last_pkt = now;
-			e->idle_pays = true;
-		} else {
-			if (got > 0)
-				e->last_pkt = now;
-			if (e->short_rounds != UINT32_MAX)
-				e->short_rounds++;
-			if (napi_should_arm(ctx, e, got, now)) {
-				if (e->conf.mode == NAPI_MODE_HYBRID && !e->idle_pays &&
-				    ctx->conf.adaptive_idle)
-					NAPI_ADD(e->st.quick_arms, 1);
-				napi_arm(ctx, e, now);
-			}
+		if (got > 0) {
+			if (e->conf.mode == NAPI_MODE_HYBRID)
+				napi_window_caught(ctx, e, now);
+			e->last_pkt = now;   /* any packet restarts the idle clock */
+		} else if (e->conf.mode == NAPI_MODE_HYBRID && !e->window_open) {
+			e->window_open = true;
+			if (e->probing)
+				NAPI_ADD(e->st.probes, 1);
 		}
+		if (napi_should_arm(ctx, e, got, now))
+			napi_arm(ctx, e, now);
 		any_scheduled |= e->scheduled;
 	}
 	if (total > 0)
@@ -829,7 +962,14 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
 	s->timeout_polls = NAPI_GET(e->st.timeout_polls);
 	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
-	s->quick_arms = NAPI_GET(e->st.quick_arms);
+	s->arms_held = NAPI_GET(e->st.arms_held);
+	s->window_ns = NAPI_GET(e->st.window_ns);
+	s->window_grows = NAPI_GET(e->st.window_grows);
+	s->window_shrinks = NAPI_GET(e->st.window_shrinks);
+	s->windows_caught = NAPI_GET(e->st.windows_caught);
+	s->windows_expired = NAPI_GET(e->st.windows_expired);
+	s->probes = NAPI_GET(e->st.probes);
+	s->probe_hits = NAPI_GET(e->st.probe_hits);
 	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
 	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
 	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);
@@ -841,6 +981,7 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 		s->wake_poll_hist[i] = NAPI_GET(e->st.wake_poll_hist[i]);
 		s->wake_arm_hist[i] = NAPI_GET(e->st.wake_arm_hist[i]);
 		s->poll_gap_hist[i] = NAPI_GET(e->st.poll_gap_hist[i]);
+		s->spin_hist[i] = NAPI_GET(e->st.spin_hist[i]);
 	}
 }
 
@@ -870,6 +1011,8 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->tx_retries = NAPI_GET(ctx->st.tx_retries);
 		lcore->tx_unsent = NAPI_GET(ctx->st.tx_unsent);
 		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
+		lcore->defer_ns = ctx->st.defer_ns;
+		lcore->wake_cost_ns = ctx->st.wake_cost_ns;
 	}
 	for (i = 0; i < nb; i++) {
 		struct napi_queue_stats s;
@@ -887,11 +1030,19 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->wakeups += s.wakeups;
 		lcore->spurious_wakeups += s.spurious_wakeups;
 		lcore->wakeup_packets += s.wakeup_packets;
+		lcore->arms_held += s.arms_held;
+		lcore->window_grows += s.window_grows;
+		lcore->window_shrinks += s.window_shrinks;
+		lcore->windows_caught += s.windows_caught;
+		lcore->windows_expired += s.windows_expired;
+		lcore->probes += s.probes;
+		lcore->probe_hits += s.probe_hits;
 		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
 			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
 			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];
 			lcore->wake_arm_hist[b] += s.wake_arm_hist[b];
 			lcore->poll_gap_hist[b] += s.poll_gap_hist[b];
+			lcore->spin_hist[b] += s.spin_hist[b];
 		}
 	}
 	return (int)nb;

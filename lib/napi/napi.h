@@ -24,11 +24,23 @@
  * Modes:
  * - NAPI_MODE_POLL: never armed; the context never sleeps while it holds one.
  * - NAPI_MODE_INTERRUPT: armed after every empty round.
- * - NAPI_MODE_HYBRID: armed after a short round (fewer packets than the
- *   budget) once both hold: at least napi_ctx_conf::idle_polls consecutive
- *   short rounds, and at least napi_ctx_conf::idle_us without a packet
- *   (the analogues of Linux's napi_defer_hard_irqs and gro_flush_timeout;
- *   0 disables either condition).
+ * - NAPI_MODE_HYBRID: armed after an empty round once the time since the
+ *   entry's last packet reaches its deferral window W, which the entry
+ *   learns from its wakeups between 0 (interrupt mode's behaviour) and the
+ *   cap napi_ctx_conf::defer_us (the one setting: how long an idle queue may
+ *   be polled to spare a sleep and a wakeup). Any packet restarts the idle
+ *   clock, so a queue whose traffic keeps coming within W never arms.
+ *   W grows to the cap when a wakeup shows that polling on would have paid
+ *   (the first round after it used the whole budget, the sleep was shorter
+ *   than a sleep/wake cycle costs, NAPI_WAKE_COST_US, a window expired and
+ *   the packet came within the cap, or the re-check at arming found work),
+ *   and shrinks when the time from the last packet to the wakeup was beyond
+ *   the cap (to 0 when far beyond); at W = 0 the entry probes now and then
+ *   (one idle period polled up to the cap, with exponential backoff) so that
+ *   a stream whose wakeups look like sparse traffic is still found. The
+ *   analogues: Linux's napi_defer_hard_irqs and gro_flush_timeout (empty
+ *   polls and a time), DPDK's PMD power management (consecutive empty
+ *   polls).
  *
  * The port operations go through a table (struct napi_ops); the default
  * table calls ethdev and EAL, a test can pass a scripted one and run the
@@ -57,14 +69,23 @@ extern "C" {
 #define NAPI_BUDGET_DEFAULT 64
 /** Largest budget accepted. */
 #define NAPI_BUDGET_MAX 1024
-/** Default napi_ctx_conf::idle_polls. */
-#define NAPI_IDLE_POLLS_DEFAULT 32
 /**
- * Hybrid with napi_ctx_conf::adaptive_idle: a sleep shorter than this (or
- * than the idle polls before it) counts as one that idle polling would have
- * bridged.
+ * What one sleep/wake cycle costs the forwarding lcore, in microseconds
+ * (measured on the reference machine; doc/napi.md says how): a hybrid
+ * wakeup whose sleep was shorter than this shows that polling on would have
+ * paid, and the time from an entry's last packet to its wakeup counts this
+ * much less (the wakeup's own delay).
  */
-#define NAPI_SHORT_SLEEP_US 20
+#define NAPI_WAKE_COST_US 20
+/**
+ * Default napi_ctx_conf::defer_us: one sleep/wake cycle. Polling an idle
+ * queue for as long as a sleep and a wakeup would cost, then sleeping, never
+ * spends more than twice the CPU of the better of the two choices made with
+ * hindsight (the ski-rental bound).
+ */
+#define NAPI_DEFER_US_DEFAULT NAPI_WAKE_COST_US
+/** Largest napi_ctx_conf::defer_us accepted (one second). */
+#define NAPI_DEFER_US_MAX 1000000
 /** Default napi_ctx_conf::tx_retries. */
 #define NAPI_TX_RETRIES_DEFAULT 16
 /** Largest number of entries in one context. */
@@ -80,7 +101,7 @@ extern "C" {
 enum napi_mode {
 	NAPI_MODE_POLL,       /**< Never armed. */
 	NAPI_MODE_INTERRUPT,  /**< Armed after every empty round. */
-	NAPI_MODE_HYBRID,     /**< Armed after idle_polls short rounds and idle_us without packets. */
+	NAPI_MODE_HYBRID,     /**< Armed after an empty round once its learned window passed without packets. */
 };
 
 struct napi_ctx;
@@ -156,19 +177,18 @@ extern const struct napi_ops napi_ops_ethdev;
 /** Per-context settings; fill with napi_ctx_conf_init() first. */
 struct napi_ctx_conf {
 	unsigned int lcore_id;  /**< Lcore the context runs on (telemetry key); must be unique. */
-	uint32_t idle_polls;    /**< Hybrid: consecutive short rounds before arming (0: off). */
-	uint32_t idle_us;       /**< Hybrid: microseconds without packets before arming (0: off). */
+	/**
+	 * Hybrid: the cap of every entry's learned deferral window, in
+	 * microseconds: an idle queue is polled at most this long before it is
+	 * armed. Larger: fewer
+	 * sleeps and wakeups, lower latency, more CPU; 0: arm at the first empty
+	 * round (interrupt mode's behaviour). Default NAPI_DEFER_US_DEFAULT;
+	 * at most NAPI_DEFER_US_MAX.
+	 */
+	uint32_t defer_us;
 	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
 	uint32_t sleep_timeout_ms; /**< Housekeeping: napi_poll_once returns after this long asleep (0: none). */
 	uint32_t tx_retries;    /**< napi_tx: retries with reclaim before giving up. */
-	/**
-	 * Hybrid: poll an idle queue (idle_polls, idle_us) only while that pays
-	 * (default true). After a wakeup whose sleep was longer than the idle
-	 * polls before it and than NAPI_SHORT_SLEEP_US, the entry arms at its
-	 * first empty round, as in interrupt mode, until a short sleep, a race
-	 * at arming or a full round shows traffic that idle polls would catch.
-	 */
-	bool adaptive_idle;
 	uint64_t tsc_hz;        /**< Cycles per second of ops->now (0: rte_get_tsc_hz()). */
 	const struct napi_ops *ops; /**< NULL: napi_ops_ethdev. */
 	void *ops_arg;          /**< First argument of every op. */
@@ -209,7 +229,14 @@ struct napi_queue_stats {
 	uint64_t spurious_wakeups;/**< Wakeups whose first poll found nothing. */
 	uint64_t timeout_polls;   /**< Disarmed and polled at a housekeeping timeout (see napi_poll_once). */
 	uint64_t wakeup_packets;  /**< Packets from a wakeup to the next arm. */
-	uint64_t quick_arms;      /**< Hybrid, adaptive_idle: arms at the first empty round (idle polls skipped). */
+	uint64_t arms_held;       /**< Arms that held (the entry went waiting): notifications asked of the back end. */
+	uint64_t window_ns;       /**< Hybrid: the entry's deferral window W at the time of reading. */
+	uint64_t window_grows;    /**< Hybrid: W raised to the cap (full first round, short sleep, race, probe hit). */
+	uint64_t window_shrinks;  /**< Hybrid: W lowered (a wakeup long after the cap). */
+	uint64_t windows_caught;  /**< Hybrid: idle periods polled past an empty round that a packet ended. */
+	uint64_t windows_expired; /**< Hybrid: idle periods polled for W > 0 (or a probe) that ended armed. */
+	uint64_t probes;          /**< Hybrid: idle periods at W = 0 polled up to the cap, looking for a stream. */
+	uint64_t probe_hits;      /**< ... that a packet ended (W raised to the cap). */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
 	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */
@@ -226,11 +253,15 @@ struct napi_queue_stats {
 	 * poll_gap: between the end of one poll of the entry and the start of the
 	 * next while it stays scheduled (a large gap: the thread lost the CPU, or
 	 * other entries' work, while this queue was disarmed).
+	 * spin (hybrid): from the entry's last packet to the packet that ended an
+	 * idle period before arming (windows_caught): what polling an idle queue
+	 * waited for the packets it caught.
 	 */
 	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
 	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
+	uint64_t spin_hist[NAPI_HIST_BUCKETS];
 };
 
 /** Counters of one context (lcore). */
@@ -257,11 +288,22 @@ struct napi_lcore_stats {
 	uint64_t tx_sent;         /**< All napi_tx calls of the context. */
 	uint64_t tx_retries;
 	uint64_t tx_unsent;
+	uint64_t defer_ns;        /**< napi_ctx_conf::defer_us: the cap of the hybrid windows. */
+	uint64_t wake_cost_ns;    /**< NAPI_WAKE_COST_US. */
+	/** Sums of the entries' counters of the same names. */
+	uint64_t arms_held;
+	uint64_t window_grows;
+	uint64_t window_shrinks;
+	uint64_t windows_caught;
+	uint64_t windows_expired;
+	uint64_t probes;
+	uint64_t probe_hits;
 	/** Sums of the entries' histograms (see napi_queue_stats). */
 	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_arm_hist[NAPI_HIST_BUCKETS];
 	uint64_t poll_gap_hist[NAPI_HIST_BUCKETS];
+	uint64_t spin_hist[NAPI_HIST_BUCKETS];
 };
 
 /**
@@ -285,9 +327,9 @@ unsigned int napi_hist_bucket(uint64_t us);
 uint64_t napi_hist_lower_us(unsigned int bucket);
 
 /**
- * Fill @p conf with the defaults: hybrid thresholds NAPI_IDLE_POLLS_DEFAULT
- * rounds and 0 us, disarm on race, no sleep timeout, NAPI_TX_RETRIES_DEFAULT,
- * ethdev ops, lcore_id of the calling thread.
+ * Fill @p conf with the defaults: hybrid windows capped at
+ * NAPI_DEFER_US_DEFAULT, disarm on race, no sleep timeout,
+ * NAPI_TX_RETRIES_DEFAULT, ethdev ops, lcore_id of the calling thread.
  *
  * @param conf
  *   Settings to initialise.
@@ -300,8 +342,9 @@ void napi_ctx_conf_init(struct napi_ctx_conf *conf);
  * @param conf
  *   Settings; copied.
  * @return
- *   The context, or NULL with rte_errno set: EINVAL (bad setting, or
- *   tsc_hz unknown), EEXIST (a context with this lcore_id exists), ENOMEM.
+ *   The context, or NULL with rte_errno set: EINVAL (bad setting: defer_us
+ *   over NAPI_DEFER_US_MAX, sleep_timeout_ms over INT32_MAX, lcore_id out of
+ *   range; or tsc_hz unknown), EEXIST (a context with this lcore_id exists), ENOMEM.
  */
 struct napi_ctx *napi_ctx_create(const struct napi_ctx_conf *conf);
 

@@ -49,6 +49,15 @@ static const struct napi_tel_field napi_tel_lcore[] = {
 	NAPI_LCORE_FIELD(tx_sent),
 	NAPI_LCORE_FIELD(tx_retries),
 	NAPI_LCORE_FIELD(tx_unsent),
+	NAPI_LCORE_FIELD(defer_ns),
+	NAPI_LCORE_FIELD(wake_cost_ns),
+	NAPI_LCORE_FIELD(arms_held),
+	NAPI_LCORE_FIELD(window_grows),
+	NAPI_LCORE_FIELD(window_shrinks),
+	NAPI_LCORE_FIELD(windows_caught),
+	NAPI_LCORE_FIELD(windows_expired),
+	NAPI_LCORE_FIELD(probes),
+	NAPI_LCORE_FIELD(probe_hits),
 };
 
 #define NAPI_QUEUE_FIELD(f) { #f, offsetof(struct napi_queue_stats, f) }
@@ -65,7 +74,14 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(spurious_wakeups),
 	NAPI_QUEUE_FIELD(timeout_polls),
 	NAPI_QUEUE_FIELD(wakeup_packets),
-	NAPI_QUEUE_FIELD(quick_arms),
+	NAPI_QUEUE_FIELD(arms_held),
+	NAPI_QUEUE_FIELD(window_ns),
+	NAPI_QUEUE_FIELD(window_grows),
+	NAPI_QUEUE_FIELD(window_shrinks),
+	NAPI_QUEUE_FIELD(windows_caught),
+	NAPI_QUEUE_FIELD(windows_expired),
+	NAPI_QUEUE_FIELD(probes),
+	NAPI_QUEUE_FIELD(probe_hits),
 	NAPI_QUEUE_FIELD(armed_cycles),
 	NAPI_QUEUE_FIELD(busy_cycles),
 	NAPI_QUEUE_FIELD(tx_reclaimed),
@@ -102,6 +118,7 @@ static const struct napi_tel_hist napi_tel_queue_hist[] = {
 	NAPI_QUEUE_HIST(wake_poll),
 	NAPI_QUEUE_HIST(wake_arm),
 	NAPI_QUEUE_HIST(poll_gap),
+	NAPI_QUEUE_HIST(spin),
 };
 
 static void
