@@ -17,6 +17,11 @@
  * odd last port sends back to itself). Every lcore has its own tx queue on
  * every port (tx queue index = the lcore's position in the config).
  *
+ * Hybrid: the lcore tells lib/napi about work its rx queues do not show
+ * (napi_work(): interrupts stay suspended while it is busy) when it sends to
+ * another port than the one the packets came from (their answers come back
+ * there) and when its tx queue pushes back (the back end is behind).
+ *
  * Ends on SIGINT, SIGTERM or after --duration, prints final counters and a
  * last line "FINAL rx=N tx=N dropped=N" (rx = tx + dropped; these count the
  * whole run, the QUEUE/HIST/LCORE_TOTAL lines only since the last restart).
@@ -381,6 +386,14 @@ fwd_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf
 	sent = napi_tx(ctx, t->dst_port, t->dst_queue, pkts, n);
 	for (i = sent; i < n; i++)
 		rte_pktmbuf_free(pkts[i]);
+	/*
+	 * Work the rx queue does not show: the answers to what went out of
+	 * another port come back there, and a tx queue that pushed back has a
+	 * back end behind. Either way the lcore stays busy: keep every queue of
+	 * its context polled (interrupts suspended) for the window's cap.
+	 */
+	if (opts.mode == NAPI_MODE_HYBRID && (t->dst_port != port || sent < n))
+		napi_work(ctx);
 	t->lc->rx += n;
 	t->lc->tx += sent;
 	t->lc->dropped += n - sent;
@@ -733,14 +746,15 @@ fwd_stats_print(double dt, double t)
 		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
 		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
 		       " spurious=%" PRIu64 " races=%" PRIu64 " tx_unsent=%" PRIu64
-		       " notify_req_s=%.1f\n",
+		       " notify_req_s=%.1f work_calls=%" PRIu64 "\n",
 		       t, fwd_lcores[i].lcore, (double)(now.ls.packets - pv->ls.packets) / dt,
 		       (double)(now.ls.wakeups - pv->ls.wakeups) / dt,
 		       100.0 * (double)(now.ls.busy_cycles - pv->ls.busy_cycles) / cyc,
 		       RTE_MAX(0.0, 100.0 - 100.0 * (double)(now.ls.sleep_cycles -
 							     pv->ls.sleep_cycles) / cyc),
 		       now.ls.sleeps, now.ls.wakeups, now.ls.spurious_wakeups, now.ls.races,
-		       now.ls.tx_unsent, (double)(now.ls.arms_held - pv->ls.arms_held) / dt);
+		       now.ls.tx_unsent, (double)(now.ls.arms_held - pv->ls.arms_held) / dt,
+		       now.ls.work_calls);
 		*pv = now;
 	}
 	fflush(stdout);
@@ -977,7 +991,7 @@ fwd_final(void)
 			       " arms_held=%" PRIu64 " window_us=%.2f window_grows=%" PRIu64
 			       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
 			       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
-			       "\n",
+			       " work_holds=%" PRIu64 "\n",
 			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
 			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
 			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
@@ -986,7 +1000,8 @@ fwd_final(void)
 			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
 			       qs[j].tx_reclaimed, qs[j].arms_held, (double)qs[j].window_ns / 1e3,
 			       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
-			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits);
+			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits,
+			       qs[j].work_holds);
 		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
 			char h[5][NAPI_HIST_BUCKETS * 21];
 			const uint64_t *src[5] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
@@ -1008,11 +1023,11 @@ fwd_final(void)
 		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
 		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
 		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f defer_us=%" PRIu64
-		       " arms_held=%" PRIu64 "\n",
+		       " arms_held=%" PRIu64 " work_calls=%" PRIu64 " work_holds=%" PRIu64 "\n",
 		       lc->lcore, ls.rounds, ls.sleeps, ratio(ls.sleep_cycles, ls.tsc_hz),
 		       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
 		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups),
-		       ls.defer_ns / 1000, ls.arms_held);
+		       ls.defer_ns / 1000, ls.arms_held, ls.work_calls, ls.work_holds);
 		rx += lc->rx;
 		tx += lc->tx;
 		dropped += lc->dropped;

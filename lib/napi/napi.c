@@ -96,6 +96,8 @@ struct napi_ctx {
 	uint64_t defer_cycles; /* defer_us in ops->now units: the cap M */
 	uint64_t wake_cost_cycles; /* NAPI_WAKE_COST_US in ops->now units: C */
 	uint64_t cycles_per_us; /* for the histograms (at least 1) */
+	uint64_t last_work;    /* cycles: the last napi_work() */
+	bool work_seen;        /* napi_work() was called */
 	unsigned int nb;
 	bool attached;         /* interrupts registered from the owning thread */
 	int stop;              /* napi_stop() called (atomic) */
@@ -603,10 +605,24 @@ napi_should_arm(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, ui
 		return true;
 	case NAPI_MODE_HYBRID:
 		w = e->probing ? ctx->defer_cycles : e->window;
-		return now - e->last_pkt >= w;
+		if (now - e->last_pkt < w)
+			return false;
+		if (ctx->work_seen && now - ctx->last_work < ctx->defer_cycles) {
+			NAPI_ADD(e->st.work_holds, 1);
+			return false;
+		}
+		return true;
 	default:
 		return false;
 	}
+}
+
+void
+napi_work(struct napi_ctx *ctx)
+{
+	ctx->last_work = ctx->ops->now(ctx->arg);
+	ctx->work_seen = true;
+	NAPI_ADD(ctx->st.work_calls, 1);
 }
 
 /* ---- one round -------------------------------------------------------------- */
@@ -970,6 +986,7 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 	s->windows_expired = NAPI_GET(e->st.windows_expired);
 	s->probes = NAPI_GET(e->st.probes);
 	s->probe_hits = NAPI_GET(e->st.probe_hits);
+	s->work_holds = NAPI_GET(e->st.work_holds);
 	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
 	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
 	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);
@@ -1013,6 +1030,7 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
 		lcore->defer_ns = ctx->st.defer_ns;
 		lcore->wake_cost_ns = ctx->st.wake_cost_ns;
+		lcore->work_calls = NAPI_GET(ctx->st.work_calls);
 	}
 	for (i = 0; i < nb; i++) {
 		struct napi_queue_stats s;
@@ -1037,6 +1055,7 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->windows_expired += s.windows_expired;
 		lcore->probes += s.probes;
 		lcore->probe_hits += s.probe_hits;
+		lcore->work_holds += s.work_holds;
 		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
 			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
 			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];

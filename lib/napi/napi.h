@@ -39,8 +39,14 @@
  *   (one idle period polled up to the cap, with exponential backoff) so that
  *   a stream whose wakeups look like sparse traffic is still found. The
  *   analogues: Linux's napi_defer_hard_irqs and gro_flush_timeout (empty
- *   polls and a time), DPDK's PMD power management (consecutive empty
- *   polls).
+ *   polls and a time), IRQ suspension (napi_work()), DPDK's PMD power
+ *   management (consecutive empty polls).
+ *
+ * Application-driven: napi_work() tells the context that the application's
+ * own loop found work elsewhere (its tx side, a port or device it polls
+ * itself); no hybrid entry of the context arms until defer_us has passed
+ * since the last such call, so interrupts stay suspended while the
+ * application is busy (Linux's IRQ suspension, irq_suspend_timeout).
  *
  * The port operations go through a table (struct napi_ops); the default
  * table calls ethdev and EAL, a test can pass a scripted one and run the
@@ -180,7 +186,7 @@ struct napi_ctx_conf {
 	/**
 	 * Hybrid: the cap of every entry's learned deferral window, in
 	 * microseconds: an idle queue is polled at most this long before it is
-	 * armed. Larger: fewer
+	 * armed, and napi_work() holds arming off for this long. Larger: fewer
 	 * sleeps and wakeups, lower latency, more CPU; 0: arm at the first empty
 	 * round (interrupt mode's behaviour). Default NAPI_DEFER_US_DEFAULT;
 	 * at most NAPI_DEFER_US_MAX.
@@ -237,6 +243,7 @@ struct napi_queue_stats {
 	uint64_t windows_expired; /**< Hybrid: idle periods polled for W > 0 (or a probe) that ended armed. */
 	uint64_t probes;          /**< Hybrid: idle periods at W = 0 polled up to the cap, looking for a stream. */
 	uint64_t probe_hits;      /**< ... that a packet ended (W raised to the cap). */
+	uint64_t work_holds;      /**< Hybrid: empty rounds past W in which napi_work() held arming off. */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
 	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */
@@ -290,6 +297,7 @@ struct napi_lcore_stats {
 	uint64_t tx_unsent;
 	uint64_t defer_ns;        /**< napi_ctx_conf::defer_us: the cap of the hybrid windows. */
 	uint64_t wake_cost_ns;    /**< NAPI_WAKE_COST_US. */
+	uint64_t work_calls;      /**< napi_work() calls. */
 	/** Sums of the entries' counters of the same names. */
 	uint64_t arms_held;
 	uint64_t window_grows;
@@ -298,6 +306,7 @@ struct napi_lcore_stats {
 	uint64_t windows_expired;
 	uint64_t probes;
 	uint64_t probe_hits;
+	uint64_t work_holds;
 	/** Sums of the entries' histograms (see napi_queue_stats). */
 	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];
@@ -450,6 +459,25 @@ bool napi_stopped(const struct napi_ctx *ctx);
  */
 uint16_t napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue,
 		 struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/**
+ * Tell the context that the application's own loop found work outside the
+ * context's rx queues: packets it sent or reclaimed, a port or device it
+ * polls itself, a ring from another lcore. Until napi_ctx_conf::defer_us has
+ * passed since the last call, no hybrid entry of the context is armed: the
+ * context keeps polling them while the application is busy, as Linux's IRQ
+ * suspension keeps device interrupts off while epoll busy polling finds
+ * events. Their own windows apply as well (an entry arms only once both have
+ * passed). No effect on poll and interrupt entries, nor with defer_us 0.
+ *
+ * @param ctx
+ *   Context (of the calling thread).
+ * @note Call it once per loop iteration that found work (one clock read);
+ *   the context sleeps only when every entry is armed, so work that no rx
+ *   queue announces needs its own wakeup: napi_ctx_conf::sleep_timeout_ms,
+ *   or use it for work that rx traffic brings.
+ */
+void napi_work(struct napi_ctx *ctx);
 
 /**
  * Read the counters.

@@ -691,7 +691,8 @@ teardown:
 #define QSTATS_COUNTERS(X) \
 	X(polls) X(empty_polls) X(full_polls) X(packets) X(arms) X(races) X(race_disarms) \
 	X(wakeups) X(spurious_wakeups) X(wakeup_packets) X(arms_held) X(window_ns) \
-	X(window_grows) X(window_shrinks) X(windows_caught) X(windows_expired) X(probes)
+	X(window_grows) X(window_shrinks) X(windows_caught) X(windows_expired) X(probes) \
+	X(work_holds)
 
 /* Every counter above and both state flags of @p got equal @p want's. */
 static int
@@ -1243,6 +1244,54 @@ test_hybrid_probe_finds_stream(struct napi_ctx *ctx)
 	return 0;
 }
 
+/*
+ * napi_work(): application work holds arming off for the cap, on top of
+ * the entry's own window (0 here), and only while it keeps coming.
+ */
+static int
+test_hybrid_app_work(struct napi_ctx *ctx)
+{
+	struct napi_queue_stats s;
+	uint64_t t = fp.clock, t0;
+	unsigned int k;
+
+	EXPECT_EQ(to_zero(ctx, &t), 0);
+	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	fp.clock += 1;
+	EXPECT_EQ(napi_poll_once(ctx), 1);
+	napi_work(ctx);                     /* the application found work now */
+	t0 = fp.clock;
+	for (k = 1; k < CAP; k++) {
+		fp.clock += 1;
+		EXPECT_EQ(napi_poll_once(ctx), 0);
+		EXPECT(!fp.q[0].armed);
+	}
+	fp.clock += 1;
+	EXPECT_EQ(napi_poll_once(ctx), 0);  /* CAP us after the work: arms */
+	EXPECT(fp.q[0].armed);
+	EXPECT_EQ(fp.clock - t0, CAP);
+	s = qstats(ctx, 0);
+	EXPECT_EQ(s.work_holds, CAP - 1);
+	EXPECT_EQ(s.window_ns, 0);          /* the queue's own window is unchanged */
+	EXPECT_EQ(lstats(ctx).work_calls, 1);
+	EXPECT_EQ(lstats(ctx).work_holds, CAP - 1);
+	/* work every 5 us keeps the queue polled as long as it comes */
+	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	fp.clock += 1;
+	EXPECT_EQ(napi_poll_once(ctx), 1);
+	for (k = 0; k < 1000; k++) {
+		if (k % 5 == 0)
+			napi_work(ctx);
+		fp.clock += 1;
+		EXPECT_EQ(napi_poll_once(ctx), 0);
+	}
+	EXPECT(!fp.q[0].armed);
+	settle(ctx, 1000);
+	EXPECT(fp.q[0].armed);
+	EXPECT_EQ(qstats(ctx, 0).arms_held, s.arms_held + 1);
+	return 0;
+}
+
 /* defer_us 0: hybrid arms at the first empty round and never learns. */
 static int
 test_hybrid_cap_zero(struct napi_ctx *ctx)
@@ -1256,6 +1305,7 @@ test_hybrid_cap_zero(struct napi_ctx *ctx)
 	for (k = 0; k < 50; k++)
 		arrive_after(ctx, &t, 4, 32, WAKE_US);  /* short sleeps */
 	arrive_after(ctx, &t, 1000, 100, WAKE_US);      /* a full first round */
+	napi_work(ctx);
 	settle(ctx, 100);
 	fp.q[0].arrive_on_enable = 1;                   /* a race */
 	arrive_after(ctx, &t, 1000, 1, WAKE_US);
@@ -1263,7 +1313,7 @@ test_hybrid_cap_zero(struct napi_ctx *ctx)
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.races, 1);
 	EXPECT_EQ(s.window_ns, 0);
-	EXPECT_EQ(s.window_grows + s.window_shrinks + s.probes, 0);
+	EXPECT_EQ(s.window_grows + s.window_shrinks + s.probes + s.work_holds, 0);
 	EXPECT_EQ(s.windows_caught + s.windows_expired, 0);
 	EXPECT_EQ(s.wakeups + 1, s.arms_held);   /* the last arm still holds */
 	EXPECT(fp.q[0].armed);
@@ -1349,6 +1399,8 @@ static const struct unit_case tests[] = {
 		 test_hybrid_grows, .nb = 1, .mode = NAPI_MODE_HYBRID, .defer_us = CAP),
 	CTX_CASE("hybrid: a probe finds a stream behind slow wakeups",
 		 test_hybrid_probe_finds_stream, .nb = 1, .mode = NAPI_MODE_HYBRID, .defer_us = CAP),
+	CTX_CASE("hybrid: napi_work holds arming off for the cap",
+		 test_hybrid_app_work, .nb = 1, .mode = NAPI_MODE_HYBRID, .defer_us = CAP),
 	CTX_CASE("hybrid: defer_us 0 arms at the first empty round",
 		 test_hybrid_cap_zero, .nb = 1, .mode = NAPI_MODE_HYBRID, .defer_us = 0),
 	{ "hybrid: defer_us range", test_hybrid_defer_range, NULL },
