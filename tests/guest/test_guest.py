@@ -102,6 +102,8 @@ HIDDEN_IN_GUEST = ('/tmp', '/run', '/dev', '/proc', '/sys')
 GUEST_OUT = '/run/vnapi-guest/out'
 # What devtools/sanitized.py adds to the environment of a sanitized run.
 SANITIZER_ENV = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
+# How much longer a guest program may take to start or end in a sanitized run.
+SANITIZED_SLOWDOWN = 4
 
 BOOTS = {
     # name: (device properties, PMD, extra devargs, checks)
@@ -449,6 +451,10 @@ class Guest:
         return os.path.join(self.out, name)
 
     def wait_file(self, name, timeout):
+        # A program's start and end in the guest: under ASan inside TCG they take
+        # several times as long (testpmd's EAL maps ASan's shadow of its memory).
+        if sanitized():
+            timeout *= SANITIZED_SLOWDOWN
         end = time.monotonic() + timeout
         while not os.path.exists(self.path(name)):
             if not self.proc.alive():
