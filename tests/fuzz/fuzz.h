@@ -32,4 +32,39 @@ fuzz_quiet_logs(void)
 	}
 }
 
+/* The fuzzer's bytes, read front to back, little-endian; zeros once they run out. */
+struct fz_input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline uint8_t
+fz_u8(struct fz_input *in)
+{
+	uint8_t v;
+
+	if (in->n == 0)
+		return 0;
+	v = *in->p;
+	in->p++;
+	in->n--;
+	return v;
+}
+
+static inline uint16_t
+fz_u16(struct fz_input *in)
+{
+	uint16_t lo = fz_u8(in);
+
+	return (uint16_t)(lo | fz_u8(in) << 8);
+}
+
+static inline uint32_t
+fz_u32(struct fz_input *in)
+{
+	uint32_t lo = fz_u16(in);
+
+	return lo | (uint32_t)fz_u16(in) << 16;
+}
+
 #endif /* _VNAPI_FUZZ_H_ */

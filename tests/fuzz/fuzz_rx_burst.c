@@ -71,36 +71,6 @@
 /* What one rx buffer takes: the mbuf's data room, then the header. */
 #define FZ_ROOM      (RTE_MBUF_DEFAULT_DATAROOM + 12)
 
-struct fz_input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t
-fz_u8(struct fz_input *in)
-{
-	uint8_t v;
-
-	if (in->n == 0)
-		return 0;
-	v = *in->p;
-	in->p++;
-	in->n--;
-	return v;
-}
-
-static uint16_t
-fz_u16(struct fz_input *in)
-{
-	return (uint16_t)(fz_u8(in) | fz_u8(in) << 8);
-}
-
-static uint32_t
-fz_u32(struct fz_input *in)
-{
-	return (uint32_t)fz_u16(in) | (uint32_t)fz_u16(in) << 16;
-}
-
 static struct {
 	struct loop_dev *ld;
 	struct rte_mempool *mp;
