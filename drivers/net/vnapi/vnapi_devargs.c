@@ -100,28 +100,29 @@ vnapi_parse_bool(const char *key, const char *value, const char *allowed, bool *
 	return 0;
 }
 
+/* A time in milliseconds, 0 to @p max. */
 static int
-vnapi_parse_reconnect_ms(const char *key, const char *value, const char *allowed,
-			 uint32_t *out)
+vnapi_parse_ms(const char *key, const char *value, const char *allowed, unsigned long max,
+	       uint32_t *out)
 {
 	unsigned long v;
 
-	if (!vnapi_arg_uint(value, 0, VNAPI_MAX_RECONNECT_MS, &v))
+	if (!vnapi_arg_uint(value, 0, max, &v))
 		return vnapi_arg_reject(key, value, allowed);
 	*out = (uint32_t)v;
 	return 0;
 }
 
 static int
-vnapi_parse_tx_drain_ms(const char *key, const char *value, const char *allowed,
-			uint32_t *out)
+vnapi_parse_reconnect_ms(const char *key, const char *value, const char *allowed, uint32_t *out)
 {
-	unsigned long v;
+	return vnapi_parse_ms(key, value, allowed, VNAPI_MAX_RECONNECT_MS, out);
+}
 
-	if (!vnapi_arg_uint(value, 0, VNAPI_MAX_TX_DRAIN_MS, &v))
-		return vnapi_arg_reject(key, value, allowed);
-	*out = (uint32_t)v;
-	return 0;
+static int
+vnapi_parse_tx_drain_ms(const char *key, const char *value, const char *allowed, uint32_t *out)
+{
+	return vnapi_parse_ms(key, value, allowed, VNAPI_MAX_TX_DRAIN_MS, out);
 }
 
 /* A unicast, non-zero address; the zero address means "not given". */

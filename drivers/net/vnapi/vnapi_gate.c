@@ -106,14 +106,28 @@ vnapi_gates(struct rte_eth_dev *dev, struct vnapi_gate **gates, unsigned int max
 	return n;
 }
 
+/*
+ * Store @p off in every set-up queue's gate, with release order (opening:
+ * the rings laid out and handed over before a burst may run); returns the
+ * gates in @p gates, which holds 2 * VNAPI_MAX_QUEUE_PAIRS (configure caps
+ * the queues).
+ */
+static unsigned int
+vnapi_gates_set(struct rte_eth_dev *dev, uint32_t off, struct vnapi_gate **gates)
+{
+	unsigned int i, n = vnapi_gates(dev, gates, 2 * VNAPI_MAX_QUEUE_PAIRS);
+
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&gates[i]->off, off, __ATOMIC_RELEASE);
+	return n;
+}
+
 void
 vnapi_gates_close(struct rte_eth_dev *dev)
 {
-	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS]; /* configure caps the queues */
-	unsigned int i, n = vnapi_gates(dev, gates, RTE_DIM(gates));
+	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS];
+	unsigned int i, n = vnapi_gates_set(dev, 1, gates);
 
-	for (i = 0; i < n; i++)
-		__atomic_store_n(&gates[i]->off, 1, __ATOMIC_RELAXED);
 	/* off = 1 before the loads of busy, on every lcore's side too. */
 	vnapi_membarrier();
 	for (i = 0; i < n; i++)
@@ -123,10 +137,7 @@ vnapi_gates_close(struct rte_eth_dev *dev)
 void
 vnapi_gates_open(struct rte_eth_dev *dev)
 {
-	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS]; /* configure caps the queues */
-	unsigned int i, n = vnapi_gates(dev, gates, RTE_DIM(gates));
+	struct vnapi_gate *gates[2 * VNAPI_MAX_QUEUE_PAIRS];
 
-	/* Release: the rings laid out and handed over before a burst may run. */
-	for (i = 0; i < n; i++)
-		__atomic_store_n(&gates[i]->off, 0, __ATOMIC_RELEASE);
+	vnapi_gates_set(dev, 0, gates);
 }
