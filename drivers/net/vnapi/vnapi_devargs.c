@@ -65,27 +65,44 @@ vnapi_parse_path(const char *key, const char *value, const char *allowed,
 	return 0;
 }
 
+/*
+ * An integer devarg in [min, max] into @p out, a uint16_t or a uint32_t
+ * (@p size); a clear error otherwise.
+ */
 static int
-vnapi_parse_queues(const char *key, const char *value, const char *allowed, uint16_t *out)
+vnapi_parse_uint(const char *key, const char *value, const char *allowed, unsigned long min,
+		 unsigned long max, void *out, size_t size)
 {
 	unsigned long v;
 
-	if (!vnapi_arg_uint(value, 1, VNAPI_MAX_QUEUE_PAIRS, &v))
+	if (!vnapi_arg_uint(value, min, max, &v))
 		return vnapi_arg_reject(key, value, allowed);
-	*out = (uint16_t)v;
+	if (size == sizeof(uint16_t))
+		*(uint16_t *)out = (uint16_t)v;
+	else
+		*(uint32_t *)out = (uint32_t)v;
 	return 0;
 }
+
+/* A bounded integer devarg: its parser, vnapi_parse_<name>. */
+#define VNAPI_PARSE_UINT(name, type, min, max) \
+static int \
+vnapi_parse_##name(const char *key, const char *value, const char *allowed, type *out) \
+{ \
+	return vnapi_parse_uint(key, value, allowed, min, max, out, sizeof(*out)); \
+}
+
+VNAPI_PARSE_UINT(queues, uint16_t, 1, VNAPI_MAX_QUEUE_PAIRS)
+VNAPI_PARSE_UINT(reconnect_ms, uint32_t, 0, VNAPI_MAX_RECONNECT_MS)
+VNAPI_PARSE_UINT(tx_drain_ms, uint32_t, 0, VNAPI_MAX_TX_DRAIN_MS)
 
 static int
 vnapi_parse_queue_size(const char *key, const char *value, const char *allowed, uint16_t *out)
 {
-	unsigned long v;
-
-	if (!vnapi_arg_uint(value, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE, &v) ||
-	    !rte_is_power_of_2((uint32_t)v))
+	if (value != NULL && !rte_is_power_of_2((uint32_t)strtoul(value, NULL, 10)))
 		return vnapi_arg_reject(key, value, allowed);
-	*out = (uint16_t)v;
-	return 0;
+	return vnapi_parse_uint(key, value, allowed, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE,
+				out, sizeof(*out));
 }
 
 static int
@@ -98,31 +115,6 @@ vnapi_parse_bool(const char *key, const char *value, const char *allowed, bool *
 	else
 		return vnapi_arg_reject(key, value, allowed);
 	return 0;
-}
-
-/* A time in milliseconds, 0 to @p max. */
-static int
-vnapi_parse_ms(const char *key, const char *value, const char *allowed, unsigned long max,
-	       uint32_t *out)
-{
-	unsigned long v;
-
-	if (!vnapi_arg_uint(value, 0, max, &v))
-		return vnapi_arg_reject(key, value, allowed);
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int
-vnapi_parse_reconnect_ms(const char *key, const char *value, const char *allowed, uint32_t *out)
-{
-	return vnapi_parse_ms(key, value, allowed, VNAPI_MAX_RECONNECT_MS, out);
-}
-
-static int
-vnapi_parse_tx_drain_ms(const char *key, const char *value, const char *allowed, uint32_t *out)
-{
-	return vnapi_parse_ms(key, value, allowed, VNAPI_MAX_TX_DRAIN_MS, out);
 }
 
 /* A unicast, non-zero address; the zero address means "not given". */
