@@ -20,6 +20,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "peer_flow.h"
 #include "peer_port.h"
 #include "vnapi_compat.h"
 
@@ -28,27 +29,14 @@
 #define PAIR_MAX_QUEUES     8
 #define PAIR_MAX_BAD        32
 #define PAIR_MAX_EAL_EXTRA  16
-#define PAIR_MAGIC          0x56504149u /* "VPAI" */
+#define PAIR_RUN            0x5650u     /* the run of every frame (peer_flow.h) */
 #define PAIR_EXPECT_ANY     (-1L)       /* race: --expect-lost any */
 #define PAIR_EXPECT_ALL     (-2L)       /* race: --expect-lost all */
-
-/* Offsets inside a test frame. */
-#define PAIR_PL_OFF         PEER_UDP_PL_OFF
-#define PAIR_PAT_OFF        (PAIR_PL_OFF + (uint32_t)sizeof(struct pair_payload))
 
 enum pair_dir {
 	PAIR_FE_TO_BE = 1,
 	PAIR_BE_TO_FE = 2,
 };
-
-/* The start of every payload; host byte order (both ends are this process). */
-struct __rte_packed_begin pair_payload {
-	uint32_t magic;
-	uint32_t seq;
-	uint16_t len;
-	uint8_t queue;
-	uint8_t dir;
-} __rte_packed_end;
 
 struct pair_opts {
 	const char *scenario;
@@ -111,6 +99,12 @@ struct pair_state {
 
 extern struct pair_opts pair_opts;
 extern struct pair_state pair;
+
+/*
+ * The frames of direction @p dir on @p queue (peer_flow.h: flow = queue,
+ * kind = dir, unstamped: every byte is compared).
+ */
+void pair_flow_spec(struct peer_flow *pf, uint8_t queue, uint8_t dir);
 
 /* Frame @p seq of direction @p dir on @p queue, @p len bytes, into @p buf. */
 void pair_frame_fill(uint8_t *buf, uint32_t len, uint32_t seq, uint8_t queue, uint8_t dir);

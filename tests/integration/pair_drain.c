@@ -87,19 +87,26 @@ struct drain_be {
 	uint32_t bad_want;
 };
 
-/* A received frame: ours, front end to back end, queue 0, carrying @p seq. */
+/* A received frame: ours, front end to back end, queue 0, carrying @p seq, intact. */
 static bool
 drain_frame_ok(const struct rte_mbuf *m, uint32_t want, uint32_t *seq)
 {
-	struct pair_payload pl;
+	static const struct peer_expect as_sent = { .xform = PEER_XFORM_IO };
+	uint8_t copy[DRAIN_FRAME_LEN];
+	struct peer_flow_hdr h;
+	struct peer_flow pf;
+	const uint8_t *data;
 
 	*seq = UINT32_MAX;
-	if (rte_pktmbuf_data_len(m) < PAIR_PL_OFF + sizeof(pl))
+	if (rte_pktmbuf_pkt_len(m) != DRAIN_FRAME_LEN)
 		return false;
-	memcpy(&pl, rte_pktmbuf_mtod_offset(m, const uint8_t *, PAIR_PL_OFF), sizeof(pl));
-	*seq = pl.seq;
-	return pl.magic == PAIR_MAGIC && pl.dir == PAIR_FE_TO_BE && pl.queue == 0 &&
-	       pl.seq == want && pl.len == DRAIN_FRAME_LEN;
+	data = rte_pktmbuf_read(m, 0, DRAIN_FRAME_LEN, copy);
+	if (peer_flow_peek(data, DRAIN_FRAME_LEN, PAIR_RUN, &h) != 0)
+		return false;
+	*seq = h.seq;
+	pair_flow_spec(&pf, 0, PAIR_FE_TO_BE);
+	return h.kind == PAIR_FE_TO_BE && h.flow == 0 && h.seq == want &&
+	       peer_flow_diff(&pf, &as_sent, data, DRAIN_FRAME_LEN, &h) == DRAIN_FRAME_LEN;
 }
 
 /* Take what the back end has now: at most @p max packets; how many. */

@@ -85,6 +85,8 @@ struct pair_flow {
 	uint32_t built;
 	uint32_t sent;
 	uint32_t received;
+	struct peer_flow spec;    /* the frames (peer_flow.h) */
+	struct peer_tally tally;  /* what came back of them */
 	const uint16_t *sizes;
 	unsigned int nb_sizes;
 	struct rte_mempool *tx_pool;
@@ -141,34 +143,36 @@ static volatile sig_atomic_t sigpipes;
 /* -------------------------------------------------------------- frames */
 
 void
-pair_frame_fill(uint8_t *buf, uint32_t len, uint32_t seq, uint8_t queue, uint8_t dir)
+pair_flow_spec(struct peer_flow *pf, uint8_t queue, uint8_t dir)
 {
 	static const struct rte_ether_addr fe_mac = {
 		.addr_bytes = { 0x02, 0x76, 0x6e, 0x00, 0x00, 0x01 } };
 	static const struct rte_ether_addr be_mac = {
 		.addr_bytes = { 0x02, 0x76, 0x6e, 0x00, 0x00, 0x02 } };
-	struct peer_udp h = {
-		.src = dir == PAIR_FE_TO_BE ? fe_mac : be_mac,
-		.dst = dir == PAIR_FE_TO_BE ? be_mac : fe_mac,
-		.ip_src = RTE_IPV4(10, dir, queue, 1),
-		.ip_dst = RTE_IPV4(10, dir, queue, 2),
-		.port_src = (uint16_t)(4000 + queue),
-		.port_dst = (uint16_t)(5000 + queue),
-		.ip_id = (uint16_t)seq,
-		.ttl = 64,
-	};
-	struct pair_payload pl = {
-		.magic = PAIR_MAGIC,
-		.seq = seq,
-		.len = (uint16_t)len,
-		.queue = queue,
-		.dir = dir,
-	};
 
-	peer_udp_fill(buf, len, &h);
-	memcpy(buf + PAIR_PL_OFF, &pl, sizeof(pl));
-	peer_pattern_fill(buf + PAIR_PAT_OFF, len - PAIR_PAT_OFF,
-			  seq * 2654435761u ^ ((uint32_t)queue << 16) ^ ((uint32_t)dir << 24));
+	*pf = (struct peer_flow){
+		.udp = {
+			.src = dir == PAIR_FE_TO_BE ? fe_mac : be_mac,
+			.dst = dir == PAIR_FE_TO_BE ? be_mac : fe_mac,
+			.ip_src = RTE_IPV4(10, dir, queue, 1),
+			.ip_dst = RTE_IPV4(10, dir, queue, 2),
+			.port_src = (uint16_t)(4000 + queue),
+			.port_dst = (uint16_t)(5000 + queue),
+			.ttl = 64,
+		},
+		.run = PAIR_RUN,
+		.flow = queue,
+		.kind = dir,
+	};
+}
+
+void
+pair_frame_fill(uint8_t *buf, uint32_t len, uint32_t seq, uint8_t queue, uint8_t dir)
+{
+	struct peer_flow pf;
+
+	pair_flow_spec(&pf, queue, dir);
+	peer_flow_build(&pf, buf, len, seq, 0);
 }
 
 /*
@@ -201,9 +205,10 @@ flow_size(const struct pair_flow *f, uint32_t seq)
 static int
 flow_verify(struct pair_flow *f, const struct rte_mbuf *m)
 {
+	static const struct peer_expect as_sent = { .xform = PEER_XFORM_IO };
 	const struct rte_mbuf *s;
 	const uint8_t *data;
-	struct pair_payload pl;
+	struct peer_flow_hdr h;
 	uint32_t segs = 0, sum = 0, exp_len, i;
 
 	for (s = m; s != NULL; s = s->next) {
@@ -213,27 +218,36 @@ flow_verify(struct pair_flow *f, const struct rte_mbuf *m)
 	if (segs != m->nb_segs || sum != m->pkt_len)
 		return peer_fail("%s: malformed mbuf: nb_segs %u (chain %u), pkt_len %u (sum of data_len %u)",
 			    f->name, m->nb_segs, segs, m->pkt_len, sum);
-	if (m->pkt_len < PAIR_PAT_OFF || m->pkt_len > PAIR_MAX_FRAME)
+	if (m->pkt_len > PAIR_MAX_FRAME)
 		return peer_fail("%s: packet %u: unexpected length %u",
 			    f->name, f->received, m->pkt_len);
 	data = rte_pktmbuf_read(m, 0, m->pkt_len, frame_buf);
-	memcpy(&pl, data + PAIR_PL_OFF, sizeof(pl));
-	if (pl.magic != PAIR_MAGIC || pl.dir != f->dir || pl.queue != f->queue)
-		return peer_fail("%s: packet %u: foreign packet (magic %#x dir %u queue %u)",
-			    f->name, f->received, pl.magic, pl.dir, pl.queue);
-	if (pl.seq != f->received)
-		return peer_fail("%s: order: expected seq %u, got %u",
-			    f->name, f->received, pl.seq);
-	exp_len = flow_size(f, pl.seq);
+	if (peer_flow_peek(data, m->pkt_len, PAIR_RUN, &h) != 0 || h.kind != f->dir ||
+	    h.flow != f->queue)
+		return peer_fail("%s: packet %u: foreign packet (length %u, magic %#x run %#x dir %u queue %u)",
+			    f->name, f->received, m->pkt_len, h.magic, h.run, h.kind, h.flow);
+	if (h.seq != f->tally.back)
+		return peer_fail("%s: order: expected seq %" PRIu64 ", got %u",
+			    f->name, f->tally.back, h.seq);
+	exp_len = flow_size(f, h.seq);
 	if (m->pkt_len != exp_len)
 		return peer_fail("%s: seq %u: length %u, sent %u",
-			    f->name, pl.seq, m->pkt_len, exp_len);
-	pair_frame_fill(expect_buf, exp_len, pl.seq, f->queue, f->dir);
-	i = peer_first_diff(expect_buf, data, exp_len);
-	if (i != exp_len)
+			    f->name, h.seq, m->pkt_len, exp_len);
+	i = peer_flow_diff(&f->spec, &as_sent, data, exp_len, &h);
+	if (i != exp_len) {
+		pair_frame_fill(expect_buf, exp_len, h.seq, f->queue, f->dir);
 		return peer_fail("%s: seq %u (len %u, %u segs): byte %u is %#x, sent %#x",
-			    f->name, pl.seq, exp_len, segs, i, data[i],
+			    f->name, h.seq, exp_len, segs, i, data[i],
 			    expect_buf[i]);
+	}
+	switch (peer_tally_back(&f->tally, h.seq, false)) {
+	case PEER_TALLY_BACK:
+		break;
+	case PEER_TALLY_STRAY:
+		return peer_fail("%s: seq %u was never sent", f->name, h.seq);
+	default:
+		return peer_fail("%s: seq %u came back twice", f->name, h.seq);
+	}
 	f->received++;
 	f->bytes_rcvd += exp_len;
 	if (segs > f->max_segs_rcvd)
@@ -251,6 +265,7 @@ flow_init(struct pair_flow *f, uint8_t dir, uint8_t queue, uint32_t total,
 	f->dir = dir;
 	f->queue = queue;
 	f->total = total;
+	pair_flow_spec(&f->spec, queue, dir);
 	f->sizes = sizes;
 	f->nb_sizes = nb_sizes;
 	if (dir == PAIR_FE_TO_BE) {
@@ -273,6 +288,7 @@ flows_release(struct pair_flow *fl, unsigned int n)
 		while (fl[i].pend_off < fl[i].pend_n)
 			rte_pktmbuf_free(fl[i].pend[fl[i].pend_off++]);
 		fl[i].pend_n = fl[i].pend_off = 0;
+		peer_tally_free(&fl[i].tally);
 	}
 }
 
@@ -374,6 +390,10 @@ flows_run(struct pair_flow *fl, unsigned int n, double timeout)
 						      f->pend + f->pend_off,
 						      want);
 				f->tx_tsc += rte_rdtsc() - t1;
+				if (peer_tally_sent(&f->tally, nb) != 0) {
+					peer_fail("%s: out of memory", f->name);
+					goto fail;
+				}
 				for (k = 0; k < nb; k++) {
 					f->bytes_sent +=
 						f->pend[f->pend_off]->pkt_len;
@@ -419,6 +439,7 @@ flows_run(struct pair_flow *fl, unsigned int n, double timeout)
 		       fl[i].received ? (double)fl[i].tx_tsc / fl[i].received : 0.0,
 		       fl[i].received ? (double)fl[i].rx_tsc / fl[i].received : 0.0);
 	printf("# traffic took %.3f s\n", t);
+	flows_release(fl, n);
 	return 0;
 fail:
 	flows_release(fl, n);
