@@ -72,15 +72,35 @@ class ProcessDied(HarnessError):
     pass
 
 
-class CheckFailed(HarnessError):
-    """An exact outcome a test asserted did not hold (check())."""
+class Failure(HarnessError):
+    """An exact outcome a test asserted did not hold (check(), or the test's own raise)."""
 
 
-def check(cond, msg):
-    """Assert one outcome of a test: print '  ok: msg', or raise CheckFailed(msg)."""
-    if not cond:
-        raise CheckFailed(msg)
-    print('  ok: %s' % msg, flush=True)
+CheckFailed = Failure
+
+
+def check(cond, msg, failures=None):
+    """Assert one outcome of a test: print '  ok: msg', or raise Failure(msg); with a list
+    @failures, print '  FAIL: msg' and append msg to it instead (a test that reports every
+    failed check of a run)."""
+    if cond:
+        print('  ok: %s' % msg, flush=True)
+    elif failures is None:
+        raise Failure(msg)
+    else:
+        print('  FAIL: %s' % msg, flush=True)
+        failures.append(msg)
+
+
+def env_path(var):
+    """The path meson gives a test in @var (a program, the plugin, a guest kernel); Failure
+    when it is not set or does not exist."""
+    p = os.environ.get(var)
+    if not p:
+        raise Failure('%s is not set (run through meson test, or export it)' % var)
+    if not os.path.exists(p):
+        raise Failure('%s=%s does not exist (build first)' % (var, p))
+    return p
 
 
 def run_checks(fn, *args, errors=()):

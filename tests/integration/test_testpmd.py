@@ -23,6 +23,7 @@ import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools.harness import Failure, check
 
 SKIP = 77
 # Traffic time per case; the counts are exact whatever the rate, so this is only about having
@@ -31,16 +32,6 @@ TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '2'))
 # Generous: other engineers share the 2 CPUs.
 DRAIN_S = 30.0
 PROC_DEADLINE = 150.0
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-    print('  ok: %s' % msg, flush=True)
 
 
 # net_vhost (the back end) counts the packets a full guest ring refused as
