@@ -133,14 +133,14 @@ peer_tally_back(struct peer_tally *t, uint64_t seq, bool late)
 		return PEER_TALLY_DUP;
 	}
 	t->seen[seq / 64] |= UINT64_C(1) << (seq % 64);
+	if (late) {
+		t->late++; /* lost: neither in order nor out of it */
+		return PEER_TALLY_LATE;
+	}
 	if (seq < t->next)
 		t->ooo++;
 	else
 		t->next = seq + 1;
-	if (late) {
-		t->late++;
-		return PEER_TALLY_LATE;
-	}
 	t->back++;
 	return PEER_TALLY_BACK;
 }

@@ -107,7 +107,7 @@ struct peer_tally {
 	uint64_t back;     /**< first copies back within the loss timeout */
 	uint64_t late;     /**< first copies back after it: lost all the same */
 	uint64_t dup;      /**< copies of a frame already back */
-	uint64_t ooo;      /**< first copies back after a frame sent later */
+	uint64_t ooo;      /**< first copies back in time after one sent later */
 	uint64_t stray;    /**< sequence numbers never sent */
 	uint64_t next;     /**< the highest sequence number back, plus one */
 	uint64_t *seen;    /**< one bit per sequence number sent */

@@ -9,7 +9,7 @@
  * @file
  * Test-peer library: clocks, deadlines, option parsing, devargs templates,
  * percentiles and a small random generator, shared by every DPDK test peer
- * (tests/integration/vhost_pair, tests/peers/echo_peer, tests/peers/load_peer).
+ * (app/vnapi-peer, tests/integration/vhost_pair).
  * No EAL needed.
  */
 
