@@ -6,7 +6,7 @@ interrupts when traffic stops, and never loses a wakeup.
 
 vnapi-fwd (app/vnapi-fwd, on lib/napi; --fwd io, one lcore on CPU 1) forwards on a net_vnapi port
 (or, with --frontend virtio_user, DPDK's net_virtio_user) in poll, interrupt and hybrid mode, one
-after the other, each through the same traffic from the back end, app/vnapi-demo-peer (DPDK's
+after the other, each through the same traffic from the back end, app/vnapi-peer (DPDK's
 net_vhost, CPU 0): idle, sparse single frames about 1 ms apart, a burst at full rate (at most
 --window frames in flight, so that no ring can overflow and every count is exact), idle again.
 
@@ -32,15 +32,18 @@ import sys
 import time
 
 from vnapitools import harness as h  # noqa: E402
+from vnapitools import peer as vp  # noqa: E402
 from vnapitools.procfs import system_busy  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_CPU = 0
 FWD_CPU = 1
 MODES = ('poll', 'interrupt', 'hybrid')
-# (kind, seconds): the traffic of every mode, in order.
+# (kind, seconds): the traffic of every mode, in order; each kind's phase of vnapi-peer below.
 PHASES = (('idle', 4.0), ('sparse', 6.0), ('burst', 6.0), ('idle', 4.0))
 QUICK_PHASES = (('idle', 1.0), ('sparse', 1.5), ('burst', 1.5), ('idle', 1.0))
+PEER_PHASE = {'idle': 'idle', 'sparse': 'sparse', 'burst': 'closed'}
+SPARSE_GAP_US = (500, 1500)  # single frames about 1 ms apart
 SAMPLE_S = 0.25            # the time series' period
 RUN_OVERHEAD_S = 3.0       # start of both processes, link, warm-up, settle, stop (estimate)
 LOST_XSTAT = 'rx_q0_intr_unnotified_work'
@@ -178,7 +181,7 @@ class Demo:
     def __init__(self, args):
         self.args = args
         self.build = os.path.abspath(args.build)
-        self.peer_bin = os.path.join(self.build, 'app', 'vnapi-demo-peer', 'vnapi-demo-peer')
+        self.peer_bin = vp.build_binary(self.build)
         self.fwd_bin = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
         self.phases = QUICK_PHASES if args.quick else PHASES
         self.procs = []
@@ -219,12 +222,13 @@ class Demo:
         pp, fp = h.unique('dp'), h.unique('df')
         total = sum(s for _, s in self.phases)
         deadline = total + 90
-        peer_argv = [self.peer_bin] + self.eal(pp, PEER_CPU) + [
-            '--vdev', 'net_vhost0,iface=%s,queues=1' % sock, '--',
-            '--window', str(self.args.window), '--timeout', str(int(total + 60)),
-            '--linger', str(int(deadline))]
-        for kind, secs in self.phases:
-            peer_argv += ['--phase', '%s:%g' % (kind, secs)]
+        phases = [vp.phase(PEER_PHASE[kind], secs=float(secs),
+                           gap=SPARSE_GAP_US if kind == 'sparse' else None,
+                           window=self.args.window if kind == 'burst' else None)
+                  for kind, secs in self.phases]
+        peer_argv = vp.argv(self.peer_bin, phases, ifaces=[sock], eal=self.eal(pp, PEER_CPU),
+                            warmup_resend_ms=100, settle_ms=300, drain_ms=0,
+                            timeout=int(total + 60), linger=int(deadline))
         fwd_argv = [self.fwd_bin] + self.eal(fp, FWD_CPU)
         if fe == 'vnapi':
             fwd_argv += ['-d', self.plugin, '--vdev', 'net_vnapi0,path=%s' % sock]
@@ -245,7 +249,7 @@ class Demo:
             peer.wait_for(r'^READY', 30, what='back end READY')
             fwd = self.start('vnapi-fwd-%s' % mode, fwd_argv, fp, deadline)
             peer.wait_for(r'^LINK up', 30, what='link up')
-            m = peer.wait_for(r'^WARMUP ok .*sent=(\d+)', 30, what='warm-up frame back')
+            m = peer.wait_for(r'^WARMUP back .*sent=(\d+)', 30, what='warm-up frame back')
             warm_sent = int(m.group(1))
             rx = re.compile(r'^(?:PHASE (\d+) (\w+) (begin|stop|result)(.*)|RESULT: (\S+)(.*))')
             pos, cur, begin, t0 = 0, None, None, None
@@ -271,7 +275,8 @@ class Demo:
                 if m.group(5):
                     res['peer_result'] = m.group(5) + m.group(6)
                     break
-                i, kind, what = int(m.group(1)), m.group(2), m.group(3)
+                i, what = int(m.group(1)), m.group(3)
+                kind = self.phases[i][0]
                 if what == 'begin':
                     begin = Snap(fwd, fp, xstats=True)
                     if t0 is None:
@@ -289,7 +294,9 @@ class Demo:
                     res['phases'].append(ph)
                     cur = None
                 else:
-                    res['phases'][i]['peer'] = h.parse_kv(m.group(4))
+                    p = vp.parse(m.string)
+                    p['mpps'] = p['pps'] / 1e6
+                    res['phases'][i]['peer'] = p
             end = Snap(fwd, fp, xstats=True)
             res['lost_total'] = end.lost
             progress.show('%s stopping vnapi-fwd (pid %d)' % (tag, fwd.pid), force=True)
@@ -321,9 +328,11 @@ class Demo:
         for i, ph in enumerate(res['phases']):
             p = ph.get('peer', {})
             sent += p.get('sent', 0)
-            if p.get('sent') != p.get('received') or p.get('bad', 1) != 0:
-                fail('phase %d %s: sent %s, received %s, bad %s'
-                     % (i + 1, ph['kind'], p.get('sent'), p.get('received'), p.get('bad')))
+            wrong = vp.exact(p) + (['rx=%s' % p.get('rx')] if ph['kind'] == 'idle' and
+                                   p.get('rx') != 0 else [])
+            if wrong:
+                fail('phase %d %s: sent %s, back %s, %s'
+                     % (i + 1, ph['kind'], p.get('sent'), p.get('back'), ', '.join(wrong)))
             # vnapi-fwd runs with no wakeup timeout; lib/napi's disarms right after arming
             # (work raced the arming) are the driver's raced disarms, never counted as
             # lost: a wait that ended without its wakeup is a lost one, and none may be.
@@ -346,7 +355,7 @@ class Demo:
     def table(self, results):
         fe = 'net_' + self.args.frontend
         L = ['', 'vnapi-fwd --fwd io on %s (one lcore on CPU %d), back end net_vhost '
-             '(app/vnapi-demo-peer, CPU %d), 64 B frames' % (fe, FWD_CPU, PEER_CPU)]
+             '(app/vnapi-peer, CPU %d), 64 B frames' % (fe, FWD_CPU, PEER_CPU)]
         hdr = ('%-10s %-6s %5s %12s %7s %7s %10s %8s %15s %17s %7s'
                % ('mode', 'phase', 's', 'frames sent', 'Mpps', 'CPU %', 'wakeups/s',
                   'pkts/wk', 'RTT p50/p99 us', 'unnotified/races', 'other %'))
@@ -360,10 +369,10 @@ class Demo:
                 continue
             for ph in r['phases']:
                 p = ph.get('peer', {})
-                ok = p.get('sent') == p.get('received')
-                frames = '%d%s' % (p.get('sent', 0), '' if ok else ' (%s back)' % p.get('received'))
+                ok = p.get('sent') == p.get('back')
+                frames = '%d%s' % (p.get('sent', 0), '' if ok else ' (%s back)' % p.get('back'))
                 rtt = ('%.0f / %.0f' % (p['p50_us'], p['p99_us'])
-                       if ph['kind'] == 'sparse' and p.get('received') else '-')
+                       if ph['kind'] == 'sparse' and p.get('back') else '-')
                 races = ph.get('race_disarms')
                 if self.args.frontend == 'vnapi':
                     lost = '%s / %s' % ('?' if ph.get('lost') is None else ph['lost'], races)

@@ -4,7 +4,7 @@
 #
 # Demo: what vnapi is for. vnapi-fwd (lib/napi) forwards on a net_vnapi port
 # in poll, interrupt and hybrid mode, one after the other, each through the
-# same traffic from a net_vhost back end (app/vnapi-demo-peer): idle, sparse
+# same traffic from a net_vhost back end (app/vnapi-peer): idle, sparse
 # single frames ~1 ms apart, a burst at full rate, idle again. Prints per
 # mode and phase the frames (exact counts, checked), Mpps, the forwarding
 # lcore's CPU %, wakeups/s, packets per wakeup, the sparse round trip

@@ -6,7 +6,7 @@ as section l3fwd of doc/performance.md (vnapitools.perfdoc: doc/results/l3fwd.js
 
 Each run does the idle case (10 s without traffic: l3fwd-power's CPU and its rx-interrupt
 wakeups) and the sparse case (2000 single packets at random 0.1-5 ms gaps: round-trip latency)
-of tests/l3fwd/test_l3fwd_power.py, for both front ends, alternating their order run by run (the
+of the l3fwd-power test (vnapitools.l3fwd, the test's own run and checks), for both front ends, alternating their order run by run (the
 two vCPUs here change speed every few seconds, and other jobs share them). The table gives the
 median over runs of each per-run figure, the worst max, and the total lost.
 
@@ -14,20 +14,17 @@ Usage: devtools/l3fwd_report.py [-C BUILD] [--runs N] [--no-write]
 """
 
 import argparse
-import glob
 import json
 import os
 import re
 import shlex
-import statistics
-import subprocess
 import sys
-import tempfile
 
-from vnapitools import perfdoc  # noqa: E402
+from vnapitools import l3fwd as l3
+from vnapitools import perfdoc
+from vnapitools.runs import build_env, fmt, med, quiet
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEST = os.path.join(TOP, 'tests', 'l3fwd', 'test_l3fwd_power.py')
 SECTION_ID = 'l3fwd'
 FRONTENDS = ['vnapi', 'virtio_user']
 FE_LABEL = {'vnapi': 'net_vnapi', 'virtio_user': 'net_virtio_user (DPDK 22.11)'}
@@ -37,58 +34,22 @@ def log(msg):
     print('[l3fwd_report] %s' % msg, flush=True)
 
 
-def build_env(build):
-    # Only what the measurement needs (other parts of a shared tree may be mid-edit).
-    plugin = sorted((p for p in glob.glob(os.path.join(build, 'drivers', 'librte_net_vnapi.so*'))
-                     if not p.endswith('.p')), key=len)
-    targets = ['tests/peers/echo_peer', 'tests/l3fwd/l3fwd-power']
-    targets += [os.path.relpath(p, build) for p in plugin[-1:]]
-    subprocess.run(['ninja', '-C', build] + targets, check=True, stdout=subprocess.DEVNULL)
-    paths = {
-        'VNAPI_PLUGIN': plugin[0] if plugin else '',
-        'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
-        'VNAPI_ECHO_PEER': os.path.join(build, 'tests', 'peers', 'echo_peer'),
-    }
-    for k, v in paths.items():
-        if not v or not os.path.exists(v):
-            sys.exit('%s not found in %s: build with integration tests first' % (k, build))
-    # The test imports vnapitools from devtools/, as under meson.
-    pythonpath = os.pathsep.join(p for p in (os.path.join(TOP, 'devtools'),
-                                             os.environ.get('PYTHONPATH')) if p)
-    env = dict(os.environ, PYTHONUNBUFFERED='1', PYTHONPATH=pythonpath, **paths)
-    return env
-
-
-def run_one(env, case, fe, jsonfile, timeout):
-    before = 0
-    if os.path.exists(jsonfile):
-        with open(jsonfile) as f:
-            before = len(f.readlines())
-    p = subprocess.run([sys.executable, TEST, case, fe, '--json', jsonfile], env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=timeout)
-    res = None
-    if os.path.exists(jsonfile):
-        with open(jsonfile) as f:
-            lines = f.readlines()
-        if len(lines) > before:
-            res = json.loads(lines[-1])
-    verdict = 'PASS' if p.returncode == 0 else 'FAIL (rc %d)' % p.returncode
-    log('%-7s %-12s %s' % (case, fe, verdict))
-    if res is None:
-        log('no measurements; output tail:\n' + '\n'.join(p.stdout.splitlines()[-30:]))
-    return res, p.returncode
-
-
-def med(values):
-    v = [x for x in values if x is not None]
-    return statistics.median(v) if v else None
-
-
-def fmt(x, digits=1):
-    if x is None:
-        return 'n/a'
-    return ('%.' + str(digits) + 'f') % x
+def run_one(case, fe, jsonfile):
+    """One run of the test's case, its checks, its measurements appended to @jsonfile."""
+    try:
+        res = quiet(l3.run_case, case, fe, None)
+        res['failures'] = quiet(l3.evaluate, res)
+    except Exception as e:  # a harness error: the run failed, no figures
+        log('%-7s %-12s FAIL (%s)' % (case, fe, str(e).split('\n')[0]))
+        return None, 1
+    res['pass'] = not res['failures']
+    log('%-7s %-12s %s' % (case, fe, 'PASS' if res['pass'] else
+                            'FAIL (%s)' % '; '.join(res['failures'])))
+    if jsonfile:
+        with open(jsonfile, 'a') as f:
+            f.write(json.dumps({k: v for k, v in res.items() if not k.endswith('_tail')},
+                               sort_keys=True) + '\n')
+    return res, 0 if res['pass'] else 1
 
 
 def aggregate(results):
@@ -96,7 +57,7 @@ def aggregate(results):
     for fe in FRONTENDS:
         idle = [r for r in results if r['frontend'] == fe and r['case'] == 'idle']
         sparse = [r for r in results if r['frontend'] == fe and r['case'] == 'sparse']
-        sp = [r.get('peer') or {} for r in sparse]
+        sp = [r.get('traffic') or {} for r in sparse]
         idle_busy = [max((r.get('idle_system_busy_pct') or {'0': 0}).values()) for r in idle]
         sparse_busy = [max((r.get('system_busy_pct') or {'0': 0}).values()) for r in sparse]
         out[fe] = {
@@ -106,7 +67,7 @@ def aggregate(results):
             'idle_cpu_pct_max': max([r.get('idle_cpu_pct', 0) for r in idle] or [None]),
             'idle_wakeups_per_s': med([r.get('idle_rx_wakeups_per_s') for r in idle]),
             'idle_wakeups_total': sum(r.get('idle_rx_wakeups', 0) for r in idle),
-            'idle_check_us': med([(r.get('peer') or {}).get('check_latency_us') for r in idle]),
+            'idle_check_us': med([(r.get('traffic') or {}).get('max_us') for r in idle]),
             'p50': med([p.get('p50_us') for p in sp]),
             'p99': med([p.get('p99_us') for p in sp]),
             'max': max([p.get('max_us', 0) for p in sp] or [None]),
@@ -116,8 +77,6 @@ def aggregate(results):
             'sent': sum(p.get('sent', 0) for p in sp),
             'lost': sum(p.get('lost', 0) for p in sp) + sum(
                 (r.get('peer') or {}).get('lost', 0) for r in idle),
-            'over5ms': sum(p.get('over_bound', 0) for p in sp
-                           if p.get('bound_us') == 5000) if fe == 'vnapi' else None,
             'passed': sum(1 for r in idle + sparse if r.get('pass')),
             'busy_idle': med(idle_busy),
             'busy_sparse': med(sparse_busy),
@@ -125,19 +84,10 @@ def aggregate(results):
     return out
 
 
-def raw_over(results, fe, bound_us=5000):
-    """Packets over bound_us round trip, counted from each run's histogram (works whatever
-    bound the peer was given)."""
-    n = 0
-    for r in results:
-        if r['frontend'] != fe or r['case'] != 'sparse':
-            continue
-        hist = (r.get('peer') or {}).get('hist_us', '')
-        for k, v in re.findall(r'([<>=]+\d+):(\d+)', hist):
-            edge = int(re.sub(r'\D', '', k))
-            if (k.startswith('<') and edge > bound_us) or k.startswith('>='):
-                n += int(v)
-    return n
+def raw_over(results, fe):
+    """Packets over 5 ms round trip (the peer's over_5ms)."""
+    return sum((r.get('traffic') or {}).get('over_5ms', 0) for r in results
+               if r['frontend'] == fe and r['case'] == 'sparse')
 
 
 def timeout_waits(results, fe):
@@ -161,7 +111,7 @@ def section(agg, results, runs):
     lines.append('')
     lines.append('Setup: DPDK 22.11 `l3fwd-power --interrupt-only -p 0x1 --config=\'(0,0,0)\'` '
                  '(one lcore pinned on CPU 1, `--no-huge -m 512`), the front end under test as '
-                 'its only port; `tests/peers/echo_peer` (DPDK net_vhost, the vhost-user server, '
+                 'its only port; `app/vnapi-peer` (DPDK net_vhost, the vhost-user server, '
                  'pinned on CPU 0) sends IPv4/UDP that l3fwd-power routes back '
                  'out of port 0. net_virtio_user needs `--parse-ptype` (it reports no packet '
                  'types); net_vnapi runs without it. Both vCPUs are shared with other jobs.')
@@ -228,15 +178,14 @@ def main():
 
     cmd = ' '.join(shlex.quote(x) for x in ['devtools/l3fwd_report.py'] + sys.argv[1:])
     meta = perfdoc.measurement(SECTION_ID, cmd, build=os.path.abspath(a.build))
-    env = build_env(os.path.abspath(a.build))
-    jsonfile = a.json or tempfile.mkstemp(prefix='l3fwd-report-', suffix='.jsonl')[1]
+    build_env(os.path.abspath(a.build))
     results = []
     failures = 0
     for run in range(a.runs):
         order = FRONTENDS if run % 2 == 0 else list(reversed(FRONTENDS))
         for fe in order:
             for case in ('idle', 'sparse'):
-                res, rc = run_one(env, case, fe, jsonfile, timeout=300)
+                res, rc = run_one(case, fe, a.json)
                 failures += rc != 0
                 if res is not None:
                     results.append(res)
@@ -247,8 +196,6 @@ def main():
     else:
         print(perfdoc.publish(meta, body, data={'runs': results}))
         log('published section %s (%s)' % (SECTION_ID, perfdoc.paths()[0]))
-    if not a.json:
-        os.unlink(jsonfile)
     log('%d run(s) failed their checks' % failures)
     return 0
 

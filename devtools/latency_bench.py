@@ -16,8 +16,8 @@ Each round runs, in an order that alternates round by round (reversed every seco
   * vnapi-fwd --mode interrupt and --mode hybrid with paired sparse traffic (tests/napi_fwd
     "pairs": 2000 packets, every second one 35-665 us after the previous came back), on
     net_vnapi and net_virtio_user (vnapi-fwd --sleep-timeout-ms 10 there, as in the test).
-It reuses the test scripts' run functions (same command lines, same peer), collects the
-figures and prints one table: p50/p99/max round trip (as measured: nothing subtracted), net
+It runs the tests' own runs (vnapitools.l3fwd, vnapitools.napi_fwd: same command lines, same
+peer), collects the figures and prints one table: p50/p99/max round trip (as measured: nothing subtracted), net
 p99/max (minus what the peer's run-queue and CPU-stall accounting saw), packets per wakeup,
 wakeups, CPU % of the receiver, lost packets, and the idle figures.
 
@@ -53,24 +53,20 @@ Run it alone, under the machine's CPU lock:
 import argparse
 import contextlib
 import fcntl
-import glob
 import math
-import io
 import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(TOP, 'devtools'), os.path.join(TOP, 'tests', 'l3fwd'),
-                os.path.join(TOP, 'tests', 'napi_fwd')]
+from vnapitools import l3fwd as l3t
+from vnapitools import napi_fwd as nft
+from vnapitools import perfdoc
+from vnapitools.runs import build_env, fmt, med, quiet
 
-from vnapitools import perfdoc  # noqa: E402
-import test_l3fwd_power as l3t  # noqa: E402
-import test_napi_fwd as nft  # noqa: E402
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SECTION_ID = 'latency-bench'
 FE_LABEL = {'vnapi': 'net_vnapi', 'virtio_user': 'net_virtio_user'}
@@ -92,56 +88,21 @@ def log(msg):
     print('[latency_bench %s] %s' % (time.strftime('%H:%M:%S'), msg), flush=True)
 
 
-def build_env(build):
-    plugin = sorted((p for p in glob.glob(os.path.join(build, 'drivers', 'librte_net_vnapi.so*'))
-                     if not p.endswith('.p')), key=len)
-    targets = ['tests/peers/echo_peer', 'tests/l3fwd/l3fwd-power', 'app/vnapi-fwd/vnapi-fwd']
-    subprocess.run(['ninja', '-C', build] + targets, check=True, stdout=subprocess.DEVNULL)
-    pmd_dir = subprocess.run(
-        ['cc', '-E', '-dM', '-include', 'rte_build_config.h', '-x', 'c', '/dev/null'] +
-        subprocess.run(['pkg-config', '--cflags', 'libdpdk'], stdout=subprocess.PIPE,
-                       text=True, check=True).stdout.split(),
-        stdout=subprocess.PIPE, text=True, check=True).stdout
-    pmd_dir = next((ln.split()[2].strip('"') for ln in pmd_dir.splitlines()
-                    if ln.startswith('#define RTE_EAL_PMD_PATH ')), '')
-    paths = {
-        'VNAPI_PLUGIN': plugin[0] if plugin else '',
-        'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
-        'VNAPI_ECHO_PEER': os.path.join(build, 'tests', 'peers', 'echo_peer'),
-        'VNAPI_FWD': os.path.join(build, 'app', 'vnapi-fwd', 'vnapi-fwd'),
-        'VNAPI_DPDK_PMD_DIR': pmd_dir,
-    }
-    for k, v in paths.items():
-        if not v or not os.path.exists(v):
-            sys.exit('%s not found (%r): build %s with integration tests first' % (k, v, build))
-    os.environ.update(paths)
-
-
-def quiet(fn, *args):
-    """Run one measurement with its output kept; print the output only if it failed."""
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            return fn(*args)
-    except Exception:
-        print(out.getvalue()[-4000:])
-        raise
-
-
 def run_l3fwd(case, fe):
     res = quiet(l3t.run_case, case, fe, None)
     fails = quiet(l3t.evaluate, res)
     p = res.get('peer') or {}
+    t = res.get('traffic') or {}
     r = {'ok': not fails, 'lost': p.get('lost'), 'sent': p.get('sent')}
     if case == 'sparse':
         wk = res['rx_wakeups_after_warmup']
-        r.update(p50=p.get('p50_us'), p99=p.get('p99_us'), max=p.get('max_us'),
-                 net_p99=p.get('net_p99_us'), net_max=p.get('net_max_us'), wakeups=wk,
-                 ppw=(p.get('received', 0) / wk) if wk else None,
+        r.update(p50=t.get('p50_us'), p99=t.get('p99_us'), max=t.get('max_us'),
+                 net_p99=t.get('net_p99_us'), net_max=t.get('net_max_us'), wakeups=wk,
+                 ppw=(t.get('back', 0) / wk) if wk else None,
                  cpu=100.0 * res['l3fwd_cpu_s'] / res['run_window_s'])
     else:
         r.update(idle_cpu=res['idle_cpu_pct'], idle_wakeups=res['idle_rx_wakeups'],
-                 check_us=p.get('check_latency_us'))
+                 check_us=t.get('max_us'))
     return r
 
 
@@ -152,7 +113,7 @@ def run_fwd(fe, mode):
     return {'ok': rc == 0, 'lost': fig.get('lost'), 'sent': fig.get('sent'),
             'p50': fig.get('p50_us'), 'p99': fig.get('p99_us'), 'max': fig.get('max_us'),
             'net_p99': fig.get('net_p99_us'), 'net_max': fig.get('net_max_us'),
-            'wakeups': wk, 'ppw': (fig.get('received', 0) / wk) if wk else None,
+            'wakeups': wk, 'ppw': (fig.get('back', 0) / wk) if wk else None,
             'cpu': fig.get('cpu_pct')}
 
 
@@ -170,7 +131,7 @@ def run_fwd_ab(mode, packets):
     slow = [x for x in fig.get('slow') or [] if x.get('latency_us', 0) > OVER_MS * 1000]
     # A packet over 5 ms is "explained" when, during its round trip, the peer saw a stall of
     # at least half its latency on either CPU (its probes, its busy wait) or its run-queue
-    # wait was that long. (echo_peer lists at most 40 packets over 2 ms per run: SLOW.)
+    # wait was that long. (vnapi-peer lists at most 40 packets over 2 ms per run: SLOW.)
     def explained(x):
         half = x.get('latency_us', 0) / 2
         return (x.get('fe_cpu_stall_us', 0) >= half or x.get('peer_cpu_stall_us', 0) >= half
@@ -306,16 +267,17 @@ def hybrid_table(results, pairs, packets):
                  'pairs, less in %d.' % (fmt(med(ds), 3), sum(1 for d in ds if d > 0),
                                         sum(1 for d in ds if d < 0)))
     lines.append('- Traffic: tests/napi_fwd `pairs` run by this script with %d packets '
-                 '(echo_peer `--sparse %d --gap-min-us 100 --gap-max-us 1900 --gap2-min-us 35 '
-                 '--gap2-max-us 665`): closed loop, each packet 0.1-1.9 ms after the previous '
-                 'came back, every second one 35-665 us after it; round trip echo_peer '
-                 '(net_vhost, CPU 0) -> vnapi-fwd --fwd io (net_vnapi, CPU 1) -> echo_peer, '
+                 '(vnapi-peer `--phase sparse:count=%d,gap=100-1900,gap2=35-665`): closed '
+                 'loop, each packet 0.1-1.9 ms after the previous came back, every second one '
+                 '35-665 us after it; round trip vnapi-peer (net_vhost, CPU 0) -> vnapi-fwd '
+                 '--fwd io (net_vnapi, CPU 1) -> vnapi-peer, '
                  'nothing subtracted. p50/p99: median over runs of each run\'s figure; max: '
                  'the worst run.' % (packets, packets))
     lines.append('- Host steal: the steal field of /proc/stat\'s cpu0 and cpu1 lines (10 ms '
                  'ticks) over each run\'s traffic window, summed; "(CPU 1)": vnapi-fwd\'s CPU '
-                 'alone. Stall on CPU 1: the time echo_peer\'s probe thread on CPU 1 '
-                 '(tests/lib/peer_stall.h, 200 us period) woke more than 100 us late, less its '
+                 'alone. Stall on CPU 1: the time vnapi-peer\'s probe thread on CPU 1 '
+                 '(app/vnapi-peer/peer_stall.h, 200 us period) woke more than 100 us late, '
+                 'less its '
                  'run-queue wait: host steal at a finer grain. A packet over 5 ms is explained '
                  'by a stall when, during its round trip, a probe stall on either CPU, the '
                  'peer\'s own busy-wait gaps or the run-queue wait covered half its latency or '
@@ -405,15 +367,6 @@ def hybrid_write(a, results, pairs, meta):
     return 0
 
 
-def med(v):
-    v = [x for x in v if x is not None]
-    return statistics.median(v) if v else None
-
-
-def fmt(x, d=1):
-    return 'n/a' if x is None else ('%.' + str(d) + 'f') % x
-
-
 def table(results, rounds):
     lines = ['- Rounds: %d, each running every row once, the order reversed every second '
              'round. Figures: median over rounds of each round\'s figure; max: the worst over '
@@ -455,10 +408,11 @@ def table(results, rounds):
                  'round trip peer -> receiver -> peer, CLOCK_MONOTONIC stamps in the payload, '
                  'nothing subtracted (run-queue wait, stalls and host steal stay in). "Net": '
                  'the same round trips minus, for each side, the larger of its run-queue wait '
-                 '(schedstat) and its CPU\'s stalls (echo_peer\'s stall probes, '
-                 'tests/lib/peer_stall.h), i.e. what this shared machine added; a wakeup the '
+                 '(schedstat) and its CPU\'s stalls (vnapi-peer\'s stall probes, '
+                 'app/vnapi-peer/peer_stall.h), i.e. what this shared machine added; a wakeup '
+                 'the '
                  'driver loses leaves the CPU idle and stays in. The '
-                 'receiver runs pinned on CPU 1, echo_peer (net_vhost) on CPU 0; both vCPUs are '
+                 'receiver runs pinned on CPU 1, vnapi-peer (net_vhost) on CPU 0; both vCPUs are '
                  'shared with other jobs. vnapi-fwd on net_virtio_user has '
                  '`--sleep-timeout-ms 10` (that PMD arms without a re-check).')
     lines.append('- failed runs: runs whose exact checks (the tests\' own) failed; their figures '

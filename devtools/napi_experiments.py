@@ -3,12 +3,12 @@
 # Copyright(c) 2026 The vnapi authors
 """The Linux NAPI threads' experiments as benchmarks (not a test): the UDP-stream analogue of "virtio_net:
 Disable interrupts if napi_complete_done rescheduled napi" and the RR affinity table of
-"virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and tests/peers/load_peer
+"virtio-net: transmit napi", run with vnapi-fwd (lib/napi), l3fwd-power and app/vnapi-peer
 (DPDK's net_vhost as the back end). Publishes its tables as section napi-experiments of
 doc/performance.md (vnapitools.perfdoc: doc/results/napi-experiments.json) and its PNG plots
 as doc/img/napi_*.png.
 
-UDP-stream analogue. load_peer sends 64 B and 1472 B frames (Ethernet/IPv4/UDP) on its port at
+UDP-stream analogue. vnapi-peer sends 64 B and 1472 B frames (Ethernet/IPv4/UDP) on its port at
 a fixed rate and receives what the forwarder sends back. First the poll-mode maximum: vnapi-fwd
 --mode poll, peer at "max" (as fast as the ring takes frames); the maximum is the median of the
 peer's 1-s received-rate samples. Then per mode one forwarder process per frame size, the peer
@@ -41,7 +41,7 @@ each a random 0.1-1.9 ms (1 ms +-90 %) after the previous came back, every secon
 (350 us +-90 %) after it, so that packets land around the moment the receiver re-arms; 2000
 packets per run (--lat-packets). Receivers side by side, in alternating order rep by rep:
 vnapi-fwd --mode poll, interrupt, hybrid (defaults), and l3fwd-power --interrupt-only on net_vnapi,
-all against the same sender, tests/peers/echo_peer (routable IPv4/UDP frames; only --expect
+all against the same sender, app/vnapi-peer (routable IPv4/UDP frames; only --expect
 differs: macswap for vnapi-fwd, routed for l3fwd-power). Per packet: the round trip and the
 round trip net of the time either process did not run (run-queue wait from /proc/PID/schedstat,
 and gaps over 100 us in the peer's own busy wait, i.e. host steal). Table p50/p99/p99.9/>1 ms/
@@ -74,6 +74,7 @@ import sys
 import time
 
 from vnapitools import harness as h  # process handling, plugin copy
+from vnapitools import peer as vp
 from vnapitools import perfdoc  # noqa: E402
 from vnapitools.harness import telemetry  # noqa: E402
 from vnapitools.procfs import system_busy  # noqa: E402
@@ -120,8 +121,7 @@ LAT_MODES = {
     'hybrid': ('vnapi-fwd hybrid', 'fwd', ['--mode', 'hybrid']),
     'l3fwd-vnapi': ('l3fwd-power --interrupt-only', 'l3fwd', []),
 }
-LAT_GAPS = ['--gap-min-us', '100', '--gap-max-us', '1900', '--gap2-min-us', '35',
-            '--gap2-max-us', '665']
+LAT_GAPS = {'gap': (100, 1900), 'gap2': (35, 665)}
 RR_MODES = ['poll', 'hybrid']
 
 LOADS = [0.01, 0.10, 0.50, 1.00]
@@ -248,10 +248,9 @@ def rm_runtime(prefix):
 class Env:
     def __init__(self, args):
         self.build = os.path.abspath(args.build)
-        self.peer = os.path.join(self.build, 'tests', 'peers', 'load_peer')
+        self.peer = vp.build_binary(self.build)
         self.fwd = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
         self.l3fwd = os.path.join(self.build, 'tests', 'l3fwd', 'l3fwd-power')
-        self.echo_peer = os.path.join(self.build, 'tests', 'peers', 'echo_peer')
         self.plugin_src = os.path.join(self.build, 'drivers', 'librte_net_vnapi.so')
         self.verbose = args.verbose
         self.plugin = None
@@ -259,7 +258,7 @@ class Env:
         self.commands = {}   # mode/config -> [peer argv, forwarder argv] (first run of each)
 
     def prepare(self):
-        for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src, self.echo_peer):
+        for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src):
             if not os.path.exists(p):
                 raise SystemExit('missing %s (build failed?)' % p)
         self.plugin = h.prepare_plugin(self.plugin_src)
@@ -287,12 +286,10 @@ class Env:
         return ['--no-huge', '-m', '512', '--no-pci', '--lcores', lcores,
                 '--file-prefix', prefix, '--log-level=lib.eal:notice']
 
-    def peer_argv(self, prefix, socks, queues, app):
-        argv = [self.peer] + self.eal(prefix, '0@%d' % PEER_CPU) + \
-            ['--log-level=vhost.config:warning']
-        for i, s in enumerate(socks):
-            argv += ['--vdev', 'net_vhost%d,iface=%s,queues=%d' % (i, s, queues)]
-        return argv + ['--', '--queues', str(queues)] + app
+    def peer_argv(self, prefix, socks, queues, phases, **opts):
+        eal = self.eal(prefix, '0@%d' % PEER_CPU) + ['--log-level=vhost.config:warning']
+        return vp.argv(self.peer, phases, ifaces=socks, eal=eal, queues=queues, fe_mac=FE_MAC,
+                       **opts)
 
     def fe_vdev(self, fe, sock, index=0, queues=1, extra=''):
         if fe == 'vnapi':
@@ -342,11 +339,11 @@ def stream_run(env, mode, size, phases, tag):
     pp, fp = h.unique('xp'), h.unique('xf')
     total = sum(s for _, s in phases) + len(phases) * (GAP_S + DRAIN_S)
     deadline = total + 60
-    app = ['--size', str(size), '--timeout', str(int(total + 40)), '--linger', str(int(deadline)),
-           '--gap-ms', str(int(GAP_S * 1000)), '--drain-ms', str(int(DRAIN_S * 1000))]
-    for rate, secs in phases:
-        app += ['--phase', '%s:%g' % (rate, secs)]
-    peer_argv = env.peer_argv(pp, [sock], 1, app)
+    peer_argv = env.peer_argv(
+        pp, [sock], 1, [vp.phase('open', rate=rate, secs=float(secs)) for rate, secs in phases],
+        size=size, timeout=int(total + 40), linger=int(deadline),
+        drain_ms=int((GAP_S + DRAIN_S) * 1000), sample_ms=1000,
+        expect='macswap' if kind == 'fwd' else 'routed')
     vdev = env.fe_vdev(fe, sock, extra=devargs)
     if kind == 'fwd':
         fwd_argv = env.fwd_argv(fp, '0@%d' % FWD_CPU, [vdev], fe, '(0,0,0)', opts, deadline)
@@ -359,16 +356,15 @@ def stream_run(env, mode, size, phases, tag):
     try:
         peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
-        peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
+        peer.wait_for(r'^WARMUP back', 40, what='warm-up packet back')
         lcores = [0] if kind == 'fwd' else []
         wake_proc = fwd if kind == 'l3fwd' else None
         for i, (rate, secs) in enumerate(phases):
-            peer.wait_for(r'^PHASE %d begin' % i, 60, what='phase %d begin' % i)
+            peer.wait_for(r'^PHASE %d \w+ begin' % i, 60, what='phase %d begin' % i)
             a = Snap(fwd, fp, lcores, wake_proc)
-            peer.wait_for(r'^PHASE %d stop' % i, secs + 30, what='phase %d stop' % i)
+            peer.wait_for(r'^PHASE %d \w+ stop' % i, secs + 30, what='phase %d stop' % i)
             b = Snap(fwd, fp, lcores, wake_proc)
-            m = peer.wait_for(r'^PHASE %d result (.*)' % i, 30, what='phase %d result' % i)
-            ph = {'rate': rate, 'secs': secs, 'peer': h.parse_kv(m.group(1))}
+            ph = {'rate': rate, 'secs': secs, 'peer': vp.phase_result(peer, i, 30)}
             ph.update(window(a, b, fwd.pid, [0]))
             ph['_unsent0'] = a.napi.get(0, {}).get('tx_unsent')
             samples = [h.parse_kv(ln.text)['rx_pps'] for ln, _ in
@@ -379,10 +375,10 @@ def stream_run(env, mode, size, phases, tag):
                          if a.t <= ln.t <= b.t])
                 ph['wakeups'] = n
                 ph['wakeups_per_s'] = round(n / ph['window_s'], 1)
-                ph['pkts_per_wakeup'] = (round(ph['peer']['received'] / n, 2) if n else None)
+                ph['pkts_per_wakeup'] = (round(ph['peer']['back'] / n, 2) if n else None)
             res['phases'].append(ph)
-        m = peer.wait_for(r'^RESULT: (\S+)(.*)', 60, what='peer RESULT')
-        res['peer_result'] = m.group(1) + m.group(2)
+        m = peer.wait_for(vp.RESULT_RE, 60, what='peer RESULT')
+        res['peer_result'] = m.group(1) + ' ' + m.group(2)
         res['fwd_alive_at_end'] = fwd.alive()
         res['fwd_rc'] = fwd.stop()
         if kind == 'fwd':
@@ -418,10 +414,10 @@ def rr_run(env, config, mode, secs, tag):
     socks = [env.workdir.socket('ra'), env.workdir.socket('rb')]
     pp, fp = h.unique('xp'), h.unique('xf')
     deadline = secs + 60
-    app = ['--size', '64', '--rr', '%g' % secs, '--yield', '--rr-timeout-ms', '200',
-           '--timeout', str(int(secs + 40)), '--linger', str(int(deadline)),
-           '--drain-ms', str(int(DRAIN_S * 1000))]
-    peer_argv = env.peer_argv(pp, socks, queues, app)
+    peer_argv = env.peer_argv(pp, socks, queues, [vp.phase('rr', secs=float(secs))], size=64,
+                              expect='macswap', loss_ms=200, timeout=int(secs + 40),
+                              linger=int(deadline), drain_ms=int(DRAIN_S * 1000),
+                              **{'yield': True})
     vdevs = [env.fe_vdev('vnapi', s, index=i, queues=queues) for i, s in enumerate(socks)]
     nb_lcores = len(lcores.split(','))
     fwd_argv = env.fwd_argv(fp, lcores, vdevs, 'vnapi', cfg, ['--mode', mode], deadline)
@@ -432,24 +428,23 @@ def rr_run(env, config, mode, secs, tag):
         peer, fwd = env.start_pair(procs, peer_argv, pp, 'rr-%s-%s' % (config, mode), fwd_argv,
                                    fp, deadline)
         peer.wait_for(r'^LINK up', 40, what='link up')
-        peer.wait_for(r'^WARMUP ok', 40, what='warm-up packet back')
+        peer.wait_for(r'^WARMUP back', 40, what='warm-up packet back')
         lcs = list(range(nb_lcores))
-        peer.wait_for(r'^RR begin', 30, what='RR begin')
+        peer.wait_for(r'^PHASE 0 rr begin', 30, what='RR begin')
         a = Snap(fwd, fp, lcs)
-        peer.wait_for(r'^RR stop', secs + 30, what='RR stop')
+        peer.wait_for(r'^PHASE 0 rr stop', secs + 30, what='RR stop')
         b = Snap(fwd, fp, lcs)
-        m = peer.wait_for(r'^RR result (.*)', 30, what='RR result')
-        res['peer'] = h.parse_kv(m.group(1))
+        res['peer'] = vp.phase_result(peer, 0, 30)
         res.update(window(a, b, fwd.pid, lcs))
-        n = res['peer']['transactions']
+        n = res['peer']['back']
         if n:
             res['cpu_us_per_txn'] = round(res['proc_cpu_s'] * 1e6 / n, 2)
             if 'napi_busy_s' in res:
                 res['busy_us_per_txn'] = round(res['napi_busy_s'] * 1e6 / n, 3)
                 res['poll_us_per_txn'] = round(res['napi_poll_s'] * 1e6 / n, 3)
             res['wakeups_per_txn'] = round(res.get('wakeups', 0) / n, 2)
-        m = peer.wait_for(r'^RESULT: (\S+)(.*)', 60, what='peer RESULT')
-        res['peer_result'] = m.group(1) + m.group(2)
+        m = peer.wait_for(vp.RESULT_RE, 60, what='peer RESULT')
+        res['peer_result'] = m.group(1) + ' ' + m.group(2)
         res['fwd_rc'] = fwd.stop()
         fin = fwd.find_all(r'^FINAL (.*)')
         res['fwd_final'] = h.parse_kv(fin[-1][1].group(1)) if fin else None
@@ -484,10 +479,10 @@ def latency_run(env, mode, packets, tag):
     dump = os.path.join(env.workdir.path, 'lat_%s_%s.txt' % (mode, tag))
     deadline = packets * 0.004 + 60
     # One sender for every receiver: only what it expects back differs.
-    peer_argv = [env.echo_peer] + env.eal(pp, '0@%d' % PEER_CPU) + \
-        ['--', '--iface', sock, '--fe-mac', FE_MAC, '--sparse', str(packets)] + LAT_GAPS + \
-        ['--dump', dump, '--loss-timeout-ms', '500', '--timeout', str(int(deadline - 20)),
-         '--linger', str(int(deadline)), '--expect', 'macswap' if kind == 'fwd' else 'routed']
+    peer_argv = vp.argv(env.peer, [vp.phase('sparse', count=packets, **LAT_GAPS)],
+                        ifaces=[sock], eal=env.eal(pp, '0@%d' % PEER_CPU), fe_mac=FE_MAC,
+                        dump=dump, timeout=int(deadline - 20), linger=int(deadline),
+                        expect='macswap' if kind == 'fwd' else 'routed')
     if kind == 'fwd':
         fwd_argv = env.fwd_argv(fp, '0@%d' % FWD_CPU, [env.fe_vdev('vnapi', sock)], 'vnapi',
                                 '(0,0,0)', opts, deadline)
@@ -498,8 +493,8 @@ def latency_run(env, mode, packets, tag):
     procs = []
     try:
         peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
-        m = peer.wait_for(r'RESULT: (\S+)(.*)', deadline, what='peer RESULT')
-        res['peer_result'] = m.group(1) + m.group(2)
+        m = peer.wait_for(vp.RESULT_RE, deadline, what='peer RESULT')
+        res['peer_result'] = m.group(1) + ' ' + m.group(2)
         res['fwd_rc'] = fwd.stop()
         if kind == 'fwd':
             res['fwd_queue'] = [ln.text for ln, _ in fwd.find_all(r'^(QUEUE|HIST|LCORE_TOTAL) ')]
@@ -558,7 +553,7 @@ def write_latency_doc(args, env, runs, modes, doc_path, imgs, meta):
           'after the previous came back, every second one only 35-665 us after it, %d packets '
           'per run, %d run(s) per receiver in alternating order (figures pooled over the runs). '
           'vnapi-fwd (`--fwd macswap`, one lcore on CPU %d) and l3fwd-power against the same '
-          'sender, `tests/peers/echo_peer` (only `--expect` differs), on CPU %d. "Net" is the '
+          'sender, `app/vnapi-peer` (only `--expect` differs), on CPU %d. "Net" is the '
           'round trip minus the run-queue wait of both processes during it (schedstat) and '
           'minus the time the peer itself did not run (gaps over 100 us in its busy wait: '
           'host steal). '
@@ -656,9 +651,10 @@ def stream_table(runs, modes, size, loads_pps, max_pps):
             else:
                 row['load'] = '%g %%' % round(100.0 * rate / max_pps) if max_pps else str(rate)
                 row['frac'] = rate / max_pps if max_pps else None
-            for k in ('offered_pps', 'rx_pps', 'rx_mbps', 'lost', 'ring_full', 'p50_us', 'p99_us',
-                      'max_us', 'over_5ms'):
-                row[k] = med([p['peer'].get(k) for p in phs])
+            for k, pk in (('offered_pps', 'offered_pps'), ('rx_pps', 'pps'), ('rx_mbps', 'mbps'),
+                          ('lost', 'lost'), ('ring_full', 'refused'), ('p50_us', 'p50_us'),
+                          ('p99_us', 'p99_us'), ('max_us', 'max_us'), ('over_5ms', 'over_5ms')):
+                row[k] = med([p['peer'].get(pk) for p in phs])
             row['lost_sum'] = sum(p['peer'].get('lost', 0) for p in phs)
             drops = [p.get('fwd_tx_drops') for p in phs]
             row['fwd_tx_drops_sum'] = (sum(drops) if all(d is not None for d in drops)
@@ -666,8 +662,7 @@ def stream_table(runs, modes, size, loads_pps, max_pps):
             row['unexplained_lost_sum'] = (
                 sum(max(0, p['peer'].get('lost', 0) - p['fwd_tx_drops']) for p in phs)
                 if row['fwd_tx_drops_sum'] is not None else None)
-            row['over_9ms_sum'] = sum(p['peer'].get('over_9ms', 0) for p in phs)
-            row['ring_full_sum'] = sum(p['peer'].get('ring_full', 0) for p in phs)
+            row['ring_full_sum'] = sum(p['peer'].get('refused', 0) for p in phs)
             row['over_5ms_sum'] = sum(p['peer'].get('over_5ms', 0) for p in phs)
             row['max_us_max'] = max(p['peer'].get('max_us', 0) for p in phs)
             for k in ('pkts_per_wakeup', 'wakeups_per_s', 'lcore_cpu_pct', 'proc_cpu_pct',
@@ -918,7 +913,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
     L += ['- Total run time: %.1f min' % (elapsed / 60),
           '- Driver: net_vnapi built in `%s`' % os.path.relpath(env.build, TOP),
           '- DPDK 22.11 (Debian); no PMU, CPU time from /proc',
-          '- Processes: back end `tests/peers/load_peer` (DPDK net_vhost, vhost-user server) '
+          '- Processes: back end `app/vnapi-peer` (DPDK net_vhost, vhost-user server) '
           'on CPU %d; forwarder (vnapi-fwd or l3fwd-power, one lcore) on CPU %d; every process '
           '`--no-huge -m 512 --no-pci`, own `--file-prefix`, a deadline, ended by PID'
           % (PEER_CPU, FWD_CPU),
@@ -928,7 +923,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
     # ---- stream
     if tables:
         L += ['### UDP-stream analogue', '',
-              'load_peer sends Ethernet/IPv4/UDP frames of 64 B and 1472 B (the threads\' netperf '
+              'vnapi-peer sends Ethernet/IPv4/UDP frames of 64 B and 1472 B (the threads\' netperf '
               'message size, here as the frame length) at a fixed rate on one port; the '
               'forwarder sends them back (vnapi-fwd `--fwd macswap`, l3fwd-power routes them '
               'out of port 0). Offered loads are fractions of the **poll-mode maximum**: what '
@@ -1025,7 +1020,7 @@ def write_doc(args, env, results, doc_path, imgs, elapsed):
               'net_virtio_user: idle 0.5-1 % CPU (it wakes every 10 ms), 1-5 % at one packet '
               'per 10 ms (about 300 busy polls before it re-arms), wakeup latency ~200 us p50 '
               'after a long sleep and 45-60 us after a short one, 12.6 Mpps forwarded at 64 B '
-              'full load (testpmd flowgen back end; load_peer here both generates and checks, '
+              'full load (testpmd flowgen back end; vnapi-peer here both generates and checks, '
               'so the pair\'s maximum is lower).', '']
     # ---- RR
     if rr_rows:
@@ -1095,7 +1090,7 @@ def rr_table(rr_runs, configs):
             row = {'config': c, 'mode': mode, 'errors': [r['error'] for r in rs if r['error']]}
             for k in ('tps', 'p50_us', 'p99_us', 'max_us'):
                 row[k] = med([r['peer'].get(k) for r in ok])
-            row['timeouts'] = sum(r['peer'].get('timeouts', 0) for r in ok)
+            row['timeouts'] = sum(r['peer'].get('lost', 0) for r in ok)
             for k in ('cpu_us_per_txn', 'busy_us_per_txn', 'wakeups_per_txn', 'proc_cpu_pct'):
                 row[k] = med([r.get(k) for r in ok])
             rows.append(row)
@@ -1201,7 +1196,7 @@ def main():
                     log('  cannot find the maximum for %d B: skipped' % size)
                     continue
                 ph = r['phases'][0]
-                samples = ph['rx_pps_samples'] or [ph['peer']['rx_pps']]
+                samples = ph['rx_pps_samples'] or [ph['peer']['pps']]
                 mx = statistics.median(samples)
                 results['max'][size] = {'median': mx, 'best': max(samples),
                                         'samples': samples,
@@ -1221,7 +1216,7 @@ def main():
                         for ph in r['phases']:
                             log('  %-8s %8.0f -> %8.0f pps lost %-6d ppw %-7s wk/s %-8s '
                                 'lcore %6.2f%% proc %6.2f%% p50 %s p99 %s us' % (
-                                    ph['rate'], ph['peer']['offered_pps'], ph['peer']['rx_pps'],
+                                    ph['rate'], ph['peer']['offered_pps'], ph['peer']['pps'],
                                     ph['peer']['lost'], ph.get('pkts_per_wakeup'),
                                     ph.get('wakeups_per_s'), ph['lcore_cpu_pct'],
                                     ph['proc_cpu_pct'], ph['peer']['p50_us'],

@@ -7,7 +7,7 @@ Usage: devtools/sanitized.py COMMAND [ARGS...]
 (devtools/test.sh passes it to 'meson test --wrapper' for the sanitized
 integration tests of build-asan/.)
 
-Our own programs of that build (vhost_pair, echo_peer, vnapi-fwd,
+Our own programs of that build (vhost_pair, vnapi-peer, vnapi-fwd,
 vnapi_secondary) are compiled with the sanitizers; the DPDK programs that
 load the sanitized PMD with -d (dpdk-testpmd, l3fwd-power) are not, so the
 runtimes are preloaded into the whole tree (the test script's interpreter

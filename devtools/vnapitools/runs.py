@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The vnapi authors
+"""What the benchmarks that run the tests' own runs (vnapitools.l3fwd, vnapitools.napi_fwd)
+share: the environment meson gives those runs, taken from a build directory; a run whose output
+is shown only when it fails; the figures' median and format."""
+
+import contextlib
+import glob
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+from . import peer as vp
+
+
+def build_env(build):
+    """Build what the runs need in @build (only that: other parts of a shared tree may be
+    mid-edit) and export the paths meson gives the tests: the plugin, vnapi-peer, vnapi-fwd,
+    l3fwd-power and EAL's plugin directory (where net_vhost is)."""
+    plugin = sorted((p for p in glob.glob(os.path.join(build, 'drivers', 'librte_net_vnapi.so*'))
+                     if not p.endswith('.p')), key=len)
+    targets = ['app/vnapi-peer/vnapi-peer', 'tests/l3fwd/l3fwd-power', 'app/vnapi-fwd/vnapi-fwd']
+    targets += [os.path.relpath(p, build) for p in plugin[-1:]]
+    subprocess.run(['ninja', '-C', build] + targets, check=True, stdout=subprocess.DEVNULL)
+    cflags = subprocess.run(['pkg-config', '--cflags', 'libdpdk'], stdout=subprocess.PIPE,
+                            text=True, check=True).stdout.split()
+    defines = subprocess.run(['cc', '-E', '-dM', '-include', 'rte_build_config.h', '-x', 'c',
+                              '/dev/null'] + cflags, stdout=subprocess.PIPE, text=True,
+                             check=True).stdout
+    pmd_dir = next((ln.split()[2].strip('"') for ln in defines.splitlines()
+                    if ln.startswith('#define RTE_EAL_PMD_PATH ')), '')
+    paths = {
+        'VNAPI_PLUGIN': plugin[0] if plugin else '',
+        'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
+        'VNAPI_PEER': vp.build_binary(build),
+        'VNAPI_FWD': os.path.join(build, 'app', 'vnapi-fwd', 'vnapi-fwd'),
+        'VNAPI_DPDK_PMD_DIR': pmd_dir,
+    }
+    for k, v in paths.items():
+        if not v or not os.path.exists(v):
+            sys.exit('%s not found (%r): build %s with integration tests first' % (k, v, build))
+    os.environ.update(paths)
+
+
+def quiet(fn, *args):
+    """Run one measurement with its output kept; print the output only if it failed."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            return fn(*args)
+    except Exception:
+        print(out.getvalue()[-4000:])
+        raise
+
+
+def med(values):
+    """The median of the values that are not None, or None."""
+    v = [x for x in values if x is not None]
+    return statistics.median(v) if v else None
+
+
+def fmt(x, digits=1):
+    return 'n/a' if x is None else ('%.' + str(digits) + 'f') % x
