@@ -133,3 +133,17 @@ def send_line(proc, text):
         proc.proc.stdin.flush()
     except (BrokenPipeError, OSError, ValueError) as e:
         raise h.ProcessDied('%s: cannot send %r: %s\n%s' % (proc.name, text, e, proc.tail()))
+
+
+def end(proc, res, timeout=10.0):
+    """The end of a vnapi-peer run (harness.DpdkProcess @proc) that printed its RESULT @res:
+    it must end by itself within @timeout, with the RESULT's code as its exit status. None if
+    it did, else why not, naming it (it is stopped either way)."""
+    proc.expect_exit(res.get('code'))
+    proc.wait_exit(timeout)
+    proc.stop()
+    why = proc.exit_problem()
+    if why is None and proc.ended_by != 'itself':
+        why = '%s: still running %.0f s after its RESULT line; it %s' % (
+            proc.describe(), timeout, proc.how_ended())
+    return why

@@ -7,7 +7,8 @@ Usage: test_guest.py BOOT [--rates R1,R2 --secs S --devargs ,K=V...]
   BOOT  virtio | vnapi | vnapi_packed | vnapi_mq | vnapi_novec | virtio_mq | bench  (one guest boot each: every check of a
         boot shares it, a boot costs ~20-30 s of TCG time on both host CPUs)
 Paths come from the environment (meson sets them): VNAPI_GUEST_KERNEL (vmlinuz),
-VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER.
+VNAPI_GUEST_INITRD, VNAPI_GUEST_SCRIPT (guest_run.sh), VNAPI_PLUGIN, VNAPI_L3FWD_POWER,
+VNAPI_PEER.
 Exit status 0 = pass, 1 = fail, 77 = skip (no QEMU or no guest kernel: run devtools/setup.sh).
 
 The guest (q35, TCG, intel-iommu, 2 vCPUs) mounts the host root read-only over 9p and runs
@@ -16,10 +17,11 @@ The guest's own tmpfs on /tmp and /run hide the host's: the guest sees the whole
 again at HOST_VIEW, and every file of the checkout is named through it (a checkout under
 /tmp works). The DPDK under test is the one in this script's PATH and LD_LIBRARY_PATH
 (env.sh in the share); guest_run.sh finds its plugin directory (pmds-<ABI>) from its EAL.
-The device's netdev is a unix datagram socket pair (one datagram = one frame); this script is
-the host-side peer: it sends, receives and checks every frame. The multi-queue boot uses a
-2-queue tap in a network namespace instead (a datagram netdev has one queue), with the peer on
-a packet socket in that namespace.
+The device's netdev is a unix datagram socket pair (one datagram = one frame); the host-side
+peer is vnapi-peer on the other socket ($VNAPI_PEER, app/vnapi-peer: it sends, receives and
+checks every frame, the tests' one traffic engine). The multi-queue boot uses a 2-queue tap in
+a network namespace instead (a datagram netdev has one queue), with vnapi-peer on a packet
+socket in that namespace.
 
 Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=1):
   count  dpdk-testpmd io forwarding (loop topology): N frames with a bounded window, exactly N
@@ -66,28 +68,23 @@ Checks, per boot (PMD = DPDK's net_virtio, or net_vnapi's PCI driver with vnapi=
 """
 
 import argparse
-import ctypes
-import errno
 import json
 import os
-import random
 import re
 import shlex
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools import peer as vp
 from vnapitools import sanitizer
+from vnapitools.harness import Failure, env_path
 
 SKIP = 77
 GUEST_MAC = '02:00:00:00:00:0a'
-PEER_MAC = '02:00:00:00:00:01'
-L3FWD_DST_MAC = '02:00:00:00:00:00'
-ETH_P_TEST = 0x88b5
 WAKEUP_RE = r'lcore \d+ is waked up from rx interrupt'
 WAKEUP_Q_RE = r'lcore \d+ is waked up from rx interrupt on port 0 queue (\d+)'
 # l3fwd-power logs this before it waits again after a wakeup, rx interrupts armed
@@ -144,164 +141,64 @@ NOINTR_RC = 1
 PACKED_NO_EVIDX = r'virtio-pci: packed ring without EVENT_IDX on this transport'
 
 
-class Failure(Exception):
-    pass
-
-
-def mac_bytes(s):
-    return bytes(int(x, 16) for x in s.split(':'))
-
-
-def ip_csum(hdr):
-    s = sum(struct.unpack('!10H', hdr))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
-
-
 class Peer:
-    """The host side of a datagram netdev: bound at peer_path, sends to qemu_path."""
+    """The host side of the guest's netdev: vnapi-peer (app/vnapi-peer) runs for each traffic
+    check, on a unix datagram socket bound at the guest's peer_path and sending to QEMU's (one
+    datagram is one frame), or on a packet socket on the tap in MqNet's namespace. Between
+    runs nothing is bound there: QEMU drops what the guest sends meanwhile (nothing: every
+    run waits until all its frames are back). It checks every frame byte for byte; its
+    result line is vnapitools.peer's to read. Frames go to GUEST_MAC (the device filters on
+    it) from 02:00:00:00:00:01; every IPv4/UDP frame goes to 1.1.1.1, which l3fwd-power routes back."""
 
-    def __init__(self, peer_path, qemu_path):
-        self.qemu_path = qemu_path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        self.sock.bind(peer_path)
-        self.run_id = random.getrandbits(32)
+    def __init__(self, g, net=None):
+        self.g, self.net = g, net
+        self.bin = vp.binary()
 
-    def send(self, frame):
-        # Blocks while QEMU's socket queue is full (unix datagram flow control, 10 deep
-        # by default): bounded, QEMU drains it whenever the guest has rx buffers.
-        self.sock.settimeout(10.0)
-        self.sock.sendto(frame, self.qemu_path)
+    def argv(self, phases, **opts):
+        opts.setdefault('fe_mac', GUEST_MAC)
+        opts.setdefault('no_warmup', True)
+        if self.net is not None:
+            return self.net.wrap(vp.argv(self.bin, phases, packet=MqNet.IFNAME, **opts))
+        return vp.argv(self.bin, phases, unix=(self.g.peer_path, self.g.qemu_path), **opts)
 
-    def recv(self, timeout):
-        self.sock.settimeout(max(timeout, 0.001))
+    def start(self, phases, deadline, interactive=False, **opts):
+        return h.DpdkProcess('peer', self.argv(phases, **opts), deadline=deadline,
+                             interactive=interactive).start()
+
+    def run(self, phases, deadline, any_order=False, **opts):
+        """One run to its end: the RESULT (a dict), every count exact, or Failure."""
+        p = self.start(phases, deadline, any_order=any_order, drain_ms=300, **opts)
         try:
-            return self.sock.recv(65536)
-        except socket.timeout:
-            return None
+            res = vp.result(p, deadline)
+            why = vp.end(p, res)
+        finally:
+            p.stop()
+        wrong = [w for w in vp.exact(res) if not (any_order and w.startswith('ooo='))]
+        if wrong or res['verdict'] != 'PASS' or why:
+            raise Failure('vnapi-peer: %s%s\n%s'
+                          % (', '.join(wrong) or res['verdict'],
+                             '; process end: ' + why if why else '', p.tail(30)))
+        print('  ok: %s ended by itself, exit status 0' % p.describe(), flush=True)
+        return res
 
-    def drain(self):
-        n = 0
-        while self.recv(0.001) is not None:
-            n += 1
-        return n
-
-    def close(self):
-        self.sock.close()
-
-    # ---- frames ----
-    def test_frame(self, seq, size=128):
-        hdr = mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + struct.pack('!H', ETH_P_TEST)
-        body = struct.pack('!II', self.run_id, seq)
-        pad = bytes((seq + i) & 0xff for i in range(size - len(hdr) - len(body)))
-        return hdr + body + pad
-
-    def ip_frame(self, seq, sport=5000):
-        payload = struct.pack('!II', self.run_id, seq) + bytes(range(24))
-        udp = struct.pack('!HHHH', sport, 5001, 8 + len(payload), 0) + payload
-        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), seq & 0xffff, 0, 64, 17, 0,
-                         bytes([10, 0, 0, 1]), bytes([1, 1, 1, 1]))
-        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
-        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
-
-    def flow_frame(self, seq, size=128):
-        """An IPv4/UDP frame of one of MQ_FLOWS flows (source port), for the tap's flow
-        hash to spread over its queues; the payload carries run id and sequence."""
-        body = struct.pack('!II', self.run_id, seq)
-        body += bytes((seq + i) & 0xff for i in range(size - 14 - 20 - 8 - len(body)))
-        udp = struct.pack('!HHHH', 1000 + seq % MQ_FLOWS, 5001, 8 + len(body), 0) + body
-        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                         bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
-        ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
-        return mac_bytes(GUEST_MAC) + mac_bytes(PEER_MAC) + b'\x08\x00' + ip + udp
-
-    def count(self, n, window, deadline_s, loss_s=5.0, size=128, flows=False, gap_ms=None):
-        """Send n test frames, at most `window` outstanding (each a random gap_ms after
-        the previous if given); every one must come back unchanged, none twice. Returns
-        the number received."""
-        make = self.flow_frame if flows else self.test_frame
-        off = 42 if flows else 14
-        sent = 0
-        got = set()
-        end = time.monotonic() + deadline_s
-        last_rx = time.monotonic()
-        while len(got) < n:
-            while sent < n and sent - len(got) < window:
-                if gap_ms is not None:
-                    time.sleep(random.uniform(*gap_ms) / 1000.0)
-                self.send(make(sent, size))
-                sent += 1
-            fr = self.recv(0.2)
-            now = time.monotonic()
-            if fr is not None:
-                last_rx = now
-                if len(fr) != size or fr[:14] != make(0, size)[:14]:
-                    raise Failure('unexpected frame back (%d bytes): %s' % (len(fr), fr[:32].hex()))
-                rid, seq = struct.unpack('!II', fr[off:off + 8])
-                if rid != self.run_id or seq >= sent:
-                    raise Failure('frame of another run or never sent: run %x seq %d' % (rid, seq))
-                if fr != make(seq, size):
-                    raise Failure('frame %d came back changed' % seq)
-                if seq in got:
-                    raise Failure('frame %d came back twice' % seq)
-                got.add(seq)
-            elif now - last_rx > loss_s:
-                raise Failure('%d of %d frames back; nothing for %.0f s' % (len(got), n, loss_s))
-            if now > end:
-                raise Failure('%d of %d frames back within %.0f s' % (len(got), n, deadline_s))
-        extra = 0
-        fr = self.recv(0.3)
-        while fr is not None:
-            extra += 1
-            fr = self.recv(0.05)
-        if extra:
-            raise Failure('%d frames more than sent came back' % extra)
-        return len(got)
-
-    def sparse(self, n, deadline_s, gap_ms=(1.0, 5.0), loss_s=2.0, first=0, flows=False,
-               before=None):
-        """n IPv4 frames to l3fwd-power (sequence numbers from `first`), one at a time, each
-        a random gap after the previous came back and `before()` returned; with `flows`,
-        each frame a flow of its own (source port), for a multi-queue tap's hash to steer.
-        Returns round-trip times (s)."""
-        rtts = []
-        end = time.monotonic() + deadline_s
-        for seq in range(first, first + n):
-            if before is not None:
-                before()
-            time.sleep(random.uniform(*gap_ms) / 1000.0)
-            t0 = time.monotonic()
-            self.send(self.ip_frame(seq, 20000 + seq % 40000 if flows else 5000))
-            while True:
-                fr = self.recv(loss_s)
-                if fr is None:
-                    raise Failure('sparse frame %d of %d not back within %.0f s' % (seq, n, loss_s))
-                if len(fr) >= 42 and fr[12:14] == b'\x08\x00':
-                    rid, s = struct.unpack('!II', fr[42:50])
-                    if rid == self.run_id and s == seq:
-                        break
-                raise Failure('unexpected frame during the sparse run: %s' % fr[:50].hex())
-            rtts.append(time.monotonic() - t0)
-            if fr[0:6] != mac_bytes(L3FWD_DST_MAC) or fr[6:12] != mac_bytes(GUEST_MAC):
-                raise Failure('frame %d not routed by l3fwd-power: %s' % (seq, fr[:14].hex()))
-            if fr[22] != 63:
-                raise Failure('frame %d: TTL %d, expected 63' % (seq, fr[22]))
-            if time.monotonic() > end:
-                raise Failure('sparse run over its %.0f s deadline at frame %d' % (deadline_s, seq))
-        return rtts
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-CLONE_NEWNET = 0x40000000
-PACKET_OUTGOING = 4
+    def count(self, n, window, deadline_s, size=128, flows=False, gap_ms=None):
+        """n frames of @size bytes, at most @window in flight (each a random @gap_ms after
+        the previous came back if given; with @flows, IPv4/UDP of MQ_FLOWS flows in any
+        order); every one back unchanged within 5 s of its sending, none twice, nothing
+        more. Returns the number back."""
+        ph = vp.phase('sparse', count=n, gap=(int(gap_ms[0] * 1000), int(gap_ms[1] * 1000))) \
+            if gap_ms else vp.phase('closed', count=n, window=window, burst=1)
+        res = self.run([ph], deadline_s, any_order=flows, size=size, loss_ms=5000,
+                       src_ports=MQ_FLOWS if flows else None)
+        if res['back'] != n:
+            raise Failure('%d of %d frames back' % (res['back'], n))
+        return res['back']
 
 
 class MqNet:
-    """A network namespace holding QEMU's 2-queue tap (a datagram netdev has one queue), and a
-    packet socket on the tap as the peer (same send/recv as Peer). IPv6 is off in the
-    namespace so the kernel sends nothing of its own into the tap."""
+    """A network namespace holding QEMU's 2-queue tap (a datagram netdev has one queue), where
+    the peer runs on a packet socket on the tap. IPv6 is off in the namespace so the kernel
+    sends nothing of its own into the tap."""
 
     IFNAME = 'vgtap0'
 
@@ -312,7 +209,6 @@ class MqNet:
         subprocess.run(['ip', 'netns', 'exec', self.ns, 'sysctl', '-q', '-w',
                         'net.ipv6.conf.all.disable_ipv6=1',
                         'net.ipv6.conf.default.disable_ipv6=1'], check=True)
-        self.sock = None
 
     def wrap(self, argv):
         return ['ip', 'netns', 'exec', self.ns] + argv
@@ -320,74 +216,17 @@ class MqNet:
     def netdev(self):
         return 'tap,id=n0,ifname=%s,script=no,downscript=no,queues=2,vhost=off' % self.IFNAME
 
-    def open_peer(self, timeout=30):
-        """Once QEMU made the tap: link up, packet socket bound to it (made inside the
-        namespace; a socket stays in the namespace it was made in)."""
+    def link_up(self, timeout=30):
+        """Once QEMU made the tap: its link up (the peer's packet socket needs it)."""
         end = time.monotonic() + timeout
         while subprocess.run(['ip', '-n', self.ns, 'link', 'set', self.IFNAME, 'up'],
                              stderr=subprocess.DEVNULL).returncode != 0:
             if time.monotonic() > end:
                 raise Failure('no tap %s in %s within %.0f s' % (self.IFNAME, self.ns, timeout))
             time.sleep(0.1)
-        own = os.open('/proc/self/ns/net', os.O_RDONLY)
-        other = os.open('/run/netns/' + self.ns, os.O_RDONLY)
-        try:
-            if _libc.setns(other, CLONE_NEWNET) != 0:
-                raise Failure('setns: %s' % os.strerror(ctypes.get_errno()))
-            try:
-                self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-                self.sock.bind((self.IFNAME, 0))
-                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-            finally:
-                _libc.setns(own, CLONE_NEWNET)
-        finally:
-            os.close(own)
-            os.close(other)
 
     def close(self):
-        if self.sock is not None:
-            self.sock.close()
         subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
-
-
-class TapPeer(Peer):
-    """Peer over MqNet's packet socket: skips what it sent itself (PACKET_OUTGOING)."""
-
-    def __init__(self, net):
-        self.net = net
-        self.sock = net.sock
-        self.run_id = random.getrandbits(32)
-
-    def send(self, frame):
-        try:
-            self.sock.send(frame)
-        except OSError as e:
-            # A packet socket reports a past link-down of its interface once (ENETDOWN)
-            if e.errno != errno.ENETDOWN:
-                raise
-            h.log('tap peer: ENETDOWN reported once, resending')
-            self.sock.send(frame)
-
-    def recv(self, timeout):
-        end = time.monotonic() + max(timeout, 0.001)
-        while True:
-            self.sock.settimeout(max(end - time.monotonic(), 0.001))
-            try:
-                fr, addr = self.sock.recvfrom(65536)
-            except socket.timeout:
-                return None
-            except OSError as e:
-                if e.errno != errno.ENETDOWN:
-                    raise
-                h.log('tap peer: ENETDOWN reported once')
-                continue
-            if addr[2] != PACKET_OUTGOING:
-                return fr
-            if time.monotonic() >= end:
-                return None
-
-    def close(self):
-        self.net.close()
 
 
 class Guest:
@@ -560,13 +399,6 @@ class Guest:
             raise Failure('process end: ' + why)
         print('  ok: %s ended by itself (guest powered off), exit status 0' %
               self.proc.describe(), flush=True)
-
-
-def env_path(var):
-    p = os.environ.get(var)
-    if not p or not os.path.exists(p):
-        raise Failure('%s=%r does not exist (build first)' % (var, p))
-    return p
 
 
 def gpath(p):
@@ -772,15 +604,32 @@ def check_dumpcap(g, peer, res):
     for f in ('fwd.probe.out', 'fwd.probe.tmp'):
         if os.path.exists(g.path(f)):
             os.unlink(g.path(f))
-    open(g.path('fwd.probe'), 'w').close()
-    n = 0
-    end = time.monotonic() + 55
-    while not os.path.exists(g.path('fwd.probe.out')):
-        if time.monotonic() > end:
-            raise Failure('dpdk-dumpcap did not end after %d frames\n%s'
-                          % (n, g.read('fwd.probe.tmp')[-3000:]))
-        n += peer.count(1, 1, 10)
-        time.sleep(0.02)
+    # One frame per "go" (each 20 ms after the previous came back) until dumpcap is done.
+    p = peer.start([vp.phase('sparse', count=10000, gap=(20000, 20000), step=True)], 90,
+                   interactive=True, size=128, loss_ms=5000)
+    try:
+        open(g.path('fwd.probe'), 'w').close()
+        n = 0
+        end = time.monotonic() + 55
+        while not os.path.exists(g.path('fwd.probe.out')):
+            if time.monotonic() > end:
+                raise Failure('dpdk-dumpcap did not end after %d frames\n%s'
+                              % (n, g.read('fwd.probe.tmp')[-3000:]))
+            mark = p.mark()
+            vp.send_line(p, 'go')
+            m = p.wait_for(r'^FRAME 0 seq=%d back=(\d)' % n, 10, since=mark)
+            if m.group(1) != '1':
+                raise Failure('dumpcap: frame %d not back within 5 s\n%s' % (n, p.tail(20)))
+            n += 1
+        vp.send_line(p, 'end')
+        res = vp.result(p, 10)
+        why = vp.end(p, res)
+    finally:
+        p.stop()
+    if vp.exact(res) or res['verdict'] != 'PASS' or why or res['back'] != n:
+        raise Failure('dumpcap: vnapi-peer %s, %d frames sent%s'
+                      % (', '.join(vp.exact(res)) or res['verdict'], n,
+                         '; process end: ' + why if why else ''))
     text = g.read('fwd.probe.out')
     rc = re.search(r'^rc (\d+)', text, re.M)
     got = re.search(r"Packets received/dropped on interface '[^']*': (\d+)/(\d+)", text)
@@ -814,13 +663,41 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     nq = boot_queues(checks)
     g.wait_file('l3fwd.started', 30)
     g.wait_log('l3fwd', r'entering main interrupt loop', 90)
-    peer.drain()
+    # One run of the peer, two phases of frames sent one at a time on our "go": each a random
+    # gap after the handshake, routed back by l3fwd-power within 2 s. With two queues each
+    # frame is a flow of its own, which the tap's flow hash steers to either queue.
+    p = peer.start([vp.phase('sparse', count=1, gap=(1000, 5000), step=True),
+                    vp.phase('sparse', count=SPARSE_FRAMES, gap=(200, 1000), step=True)], 240,
+                   interactive=True, expect='routed', loss_ms=2000,
+                   src_ports=40000 if nq > 1 else None)
+    try:
+        check_l3fwd_run(g, p, pmd, nq, res)
+    finally:
+        p.stop()
+
+
+def stepped(p, index, n, before):
+    """@n frames of the peer's phase @index, each sent after before() returned: every one must
+    come back (routed, within its loss timeout). The phase's result."""
+    for k in range(n):
+        before()
+        mark = p.mark()
+        vp.send_line(p, 'go')
+        m = p.wait_for(r'^FRAME %d seq=%d back=(\d)' % (index, k), 30, since=mark,
+                       what='sparse frame %d' % k)
+        if m.group(1) != '1':
+            raise Failure('sparse frame %d of %d not back within 2 s (or not routed)\n%s'
+                          % (k, n, p.tail(20)))
+    return vp.phase_result(p, index, 30)
+
+
+def check_l3fwd_run(g, p, pmd, nq, res):
     # One frame first: the counted frames all start from "asleep after a wakeup". The first
     # interrupt after the start can be the slow one (a run here counted 201 wakeups for
     # 200 frames on net_virtio): the handshake after it gives a late one its settle too, before
     # the count starts.
     hs = Handshake(g, 'l3fwd')
-    peer.sparse(1, 30, first=0, flows=nq > 1, before=hs)
+    stepped(p, 0, 1, hs)
     hs()
     xs0 = None
     if pmd == 'vnapi':
@@ -835,16 +712,20 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     w0 = hs.last
     log0 = len(g.read('l3fwd.log'))
     t = time.monotonic()
-    rtts = peer.sparse(SPARSE_FRAMES, 120, gap_ms=(0.2, 1.0), first=1, flows=nq > 1,
-                       before=hs)
+    ph = stepped(p, 1, SPARSE_FRAMES, hs)
     res['sparse_s'] = round(time.monotonic() - t, 2)
     w1 = hs()
     res['frames_without_own_wakeup'] = hs.unwoken
     res['frames_no_wakeup_in_settle'] = hs.missed
-    rtts.sort()
-    res['sparse_back'] = len(rtts)
-    res['rtt_p50_ms'] = round(rtts[len(rtts) // 2] * 1000, 2)
-    res['rtt_max_ms'] = round(rtts[-1] * 1000, 2)
+    peer_res = vp.result(p, 30)
+    why = vp.end(p, peer_res)
+    if vp.exact(peer_res) or peer_res['back'] != SPARSE_FRAMES + 1 or why:
+        raise Failure('vnapi-peer: %d of %d frames back, %s%s'
+                      % (peer_res['back'], SPARSE_FRAMES + 1, ', '.join(vp.exact(peer_res)),
+                         '; process end: ' + why if why else ''))
+    res['sparse_back'] = ph['back']
+    res['rtt_p50_ms'] = round(ph['p50_us'] / 1000, 2)
+    res['rtt_max_ms'] = round(ph['max_us'] / 1000, 2)
     xs1 = None
     if pmd == 'vnapi':
         rc1, xs1, text1 = probe_xstats(g, 'l3fwd')
@@ -861,7 +742,7 @@ def check_l3fwd(g, peer, boot, pmd, checks, res):
     res['extra_wakeups'] = max(0, w1 - w0 - SPARSE_FRAMES)
     if xs1 is None and (w1 - w0 < SPARSE_FRAMES or hs.missed or len(logged) < w1 - w0):
         # net_virtio, which has no counters of its own: each frame one wakeup, on time or
-        # late (a wakeup of its own within the settle); peer.sparse() has already failed a
+        # late (a wakeup of its own within the settle); stepped() has already failed a
         # frame not forwarded. A wakeup beyond one per frame (a notification QEMU's device
         # sends for no new frame) is reported, not judged: DPDK's driver cannot say what its
         # wakeup found. vnapi's xstats judge that for vnapi.
@@ -954,20 +835,16 @@ def run_boot(boot):
     res = {'boot': boot}
     net = MqNet() if 'mq' in checks else None
     g = Guest(boot, dev_props, deadline=240, net=net)
-    peer = None
+    peer = Peer(g, net)
     t0 = time.monotonic()
     try:
-        if net is None:
-            peer = Peer(g.peer_path, g.qemu_path)
         g.boot(jobs_script(boot, pmd, devargs, checks))
         if net is not None:
-            net.open_peer()
-            peer = TapPeer(net)
+            net.link_up()
         res['boot_s'] = round(time.monotonic() - t0, 1)
         if 'mq' in checks:
             g.wait_file('testpmd.started', 60)
             g.wait_log('testpmd', r'Press enter to exit', 90)
-            peer.drain()
             res['mq_back'] = peer.count(COUNT_FRAMES, COUNT_WINDOW, 60, flows=True)
             rc, text = g.stop_job('testpmd')
             per_q = {int(q): int(n) for q, n in re.findall(
@@ -988,7 +865,6 @@ def run_boot(boot):
         if 'count' in checks or 'link' in checks:
             g.wait_file('testpmd.started', 60)
             g.wait_log('testpmd', r'Press enter to exit', 90)
-            peer.drain()
             if 'packed' in checks:
                 text = g.read('testpmd.log')
                 feats = re.search(r'virtio-pci: features 0x[0-9a-f]+ \(([^)]*)\)', text)
@@ -1038,7 +914,6 @@ def run_boot(boot):
         if 'hybrid' in checks:
             g.wait_file('fwd.started', 30)
             g.wait_log('fwd', r'rx port 0 queue 0 on lcore 1 .*hybrid', 90)
-            peer.drain()
             t = time.monotonic()
             n = peer.count(HYBRID_SPARSE, 1, 60, gap_ms=(1.0, 5.0))
             n += peer.count(COUNT_FRAMES // 4, COUNT_WINDOW, 60)
@@ -1064,9 +939,7 @@ def run_boot(boot):
         res['total_s'] = round(time.monotonic() - t0, 1)
         return res
     finally:
-        if peer is not None:
-            peer.close()
-        elif net is not None:
+        if net is not None:
             net.close()
         if g.proc is not None:
             g.proc.stop()
@@ -1100,24 +973,18 @@ def snap_cpu(g, job):
 
 
 def open_loop(peer, rate, secs):
-    """Send IPv4 frames at `rate` per second for `secs`; count what comes back."""
-    n = int(rate * secs)
-    t0 = time.monotonic()
-    back = 0
-    for seq in range(n):
-        due = t0 + seq / rate
-        while True:
-            left = due - time.monotonic()
-            if left <= 0:
-                break
-            if peer.recv(left) is not None:
-                back += 1
-        peer.send(peer.ip_frame(seq))
-    end = time.monotonic() + 2.0
-    while back < n and time.monotonic() < end:
-        if peer.recv(0.1) is not None:
-            back += 1
-    return n, back
+    """IPv4 frames at @rate per second for @secs (an open loop: a frame leaves when due, not
+    when the last came back), routed back by l3fwd-power. Returns (sent, back)."""
+    p = peer.start([vp.phase('open', rate=rate, secs=float(secs))], secs + 60,
+                   expect='routed', loss_ms=2000)
+    try:
+        res = vp.result(p, secs + 60)
+        why = vp.end(p, res)
+    finally:
+        p.stop()
+    if why:
+        raise Failure('process end: ' + why)
+    return res['sent'], res['back']
 
 
 def run_bench(rates, secs, devargs=''):
@@ -1125,7 +992,7 @@ def run_bench(rates, secs, devargs=''):
     then net_virtio on the same device in one boot: packets per wakeup and guest CPU; then
     testpmd io forwarding (poll mode) as context. TCG: relative figures only."""
     g = Guest('bench', '', deadline=600)
-    peer = Peer(g.peer_path, g.qemu_path)
+    peer = Peer(g)
     res = {}
     lines = ['bdf=$(vg_net_bdf 0) || exit 1', 'vg_bind_vfio $bdf || exit 1',
              'cp %s $VG_PMD/librte_net_vnapi.so' % gpath(env_path('VNAPI_PLUGIN'))]
@@ -1144,7 +1011,6 @@ def run_bench(rates, secs, devargs=''):
             job = 'l3_' + name
             g.wait_file(job + '.started', 60)
             g.wait_log(job, r'entering main interrupt loop', 90)
-            peer.drain()
             for rate in rates:
                 w0 = len(re.findall(WAKEUP_RE, g.read(job + '.log')))
                 c0 = snap_cpu(g, job)
@@ -1163,7 +1029,6 @@ def run_bench(rates, secs, devargs=''):
             job = 'tp_' + name
             g.wait_file(job + '.started', 60)
             g.wait_log(job, r'Press enter to exit', 90)
-            peer.drain()
             t = time.monotonic()
             n = peer.count(20000, 256, 120)
             res['%s_poll_pps' % name] = round(n / (time.monotonic() - t))
@@ -1172,7 +1037,6 @@ def run_bench(rates, secs, devargs=''):
         g.finish()
         return res
     finally:
-        peer.close()
         if g.proc is not None:
             g.proc.stop()
 
