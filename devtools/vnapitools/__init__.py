@@ -2,7 +2,12 @@
 # Copyright(c) 2026 The vnapi authors
 """The python code the tests and the devtools scripts share.
 
-- harness: DPDK processes (dpdk-testpmd, net_vhost peers) with deadlines, ended by PID;
+- harness: DPDK processes (dpdk-testpmd, net_vhost peers) with deadlines, ended by PID; a
+  test's check(), Failure and env_path();
+- peer: app/vnapi-peer's command line and result lines (the one place they are read);
+- l3fwd, napi_fwd: the runs and checks of the l3fwd-power and vnapi-fwd tests, which the
+  latency benchmarks run too;
+- runs: the build environment, quiet runs, median and format of those benchmarks;
 - procfs: readers of /proc (CPU time per process and thread, thread names, CPU model);
 - perfdoc: the one writer of doc/performance.md, from the stored results (doc/results/).
 
