@@ -16,6 +16,7 @@ import tempfile
 import threading
 import unittest
 
+from vnapitools import harness as h
 from vnapitools import peer as vp
 
 HDR_OFF = 42         # the flow header after Ethernet, IPv4 and UDP (peer_flow.h)
@@ -223,6 +224,35 @@ class PeerAccounting(unittest.TestCase):
                                stderr=subprocess.STDOUT, text=True, timeout=10)
             self.assertEqual(p.returncode, 2, '%s: %s' % (bad, p.stdout))
             self.assertIn('usage: vnapi-peer', p.stdout)
+
+
+
+class PeerEnd(unittest.TestCase):
+    """vnapitools.peer.end(): a run that printed its RESULT must end by itself with the
+    RESULT's code as its exit status; anything else is a problem naming the process."""
+
+    def end(self, result, then):
+        """A stand-in peer: prints 'RESULT: @result', then runs the shell commands @then."""
+        p = h.DpdkProcess('peer', ['sh', '-c', 'echo "RESULT: %s"; %s' % (result, then)],
+                          deadline=30, grace=1.0).start()
+        return vp.end(p, vp.result(p, 5), timeout=1.0)
+
+    def test_its_code(self):
+        self.assertIsNone(self.end('PASS code=0 sent=1', 'exit 0'))
+        self.assertIsNone(self.end('FAIL code=1 sent=1', 'exit 1'))
+
+    def test_other_status(self):
+        self.assertRegex(self.end('PASS code=0 sent=1', 'exit 3'),
+                         r'^peer \(pid \d+, sh\): exit status 3 \(it ended by itself\), '
+                         r'expected 0$')
+
+    def test_no_end(self):
+        self.assertRegex(self.end('PASS code=0 sent=1', 'trap "" INT; sleep 20'),
+                         r'did not end within 1 s of SIGINT; the harness SIGKILLed it')
+
+    def test_ended_on_sigint(self):
+        self.assertRegex(self.end('PASS code=0 sent=1', 'trap "exit 0" INT; sleep 20 & wait'),
+                         r'still running 1 s after its RESULT line; it ended after SIGINT')
 
 
 if __name__ == '__main__':
