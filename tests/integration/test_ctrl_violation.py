@@ -26,15 +26,12 @@ import threading
 import time
 
 from vnapitools import harness as h
+from vnapitools.harness import Failure, check
 
 VIOLATION_RE = r'wrote \d+ bytes outside any request'
 REPLY = 0x1 | 0x4
 FEATURES = (1 << 32) | (1 << 30)  # VERSION_1, PROTOCOL_FEATURES
 GET_FEATURES, GET_VRING_BASE, GET_PROTOCOL_FEATURES, GET_QUEUE_NUM = 1, 11, 15, 17
-
-
-Failure = h.CheckFailed
-check = h.check
 
 
 class MiniBackend:

@@ -36,6 +36,7 @@ import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools.harness import Failure, check
 
 SKIP = 77
 VSWITCHD = os.environ.get('VNAPI_OVS_VSWITCHD',
@@ -47,10 +48,6 @@ PROC_DEADLINE = 300.0
 # OVS's daemons end on SIGINT by running their exit hooks and raising the signal again with
 # its default action: died of SIGINT is their clean end (the harness judges every end).
 OVS_SIGINT_RC = -signal.SIGINT
-
-
-Failure = h.CheckFailed
-check = h.check
 
 
 class Ovs:

@@ -31,14 +31,11 @@ import sys
 import time
 
 from vnapitools import harness as h
+from vnapitools.harness import Failure, check
 
 TRAFFIC_S = float(os.environ.get('VNAPI_TEST_TRAFFIC_S', '1'))
 DRAIN_S = 30.0
 PROC_DEADLINE = 300.0
-
-
-Failure = h.CheckFailed
-check = h.check
 
 
 def start_backend(s, mode, sock):
