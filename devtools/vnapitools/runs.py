@@ -2,12 +2,14 @@
 # Copyright(c) 2026 The vnapi authors
 """What the benchmarks that run the tests' own runs (vnapitools.l3fwd, vnapitools.napi_fwd)
 share: the environment meson gives those runs, taken from a build directory; a run whose output
-is shown only when it fails; the figures' median and format."""
+is shown only when it fails; the figures' median and format; pair-by-pair ratios with their
+median and its bootstrap interval."""
 
 import contextlib
 import glob
 import io
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -63,3 +65,24 @@ def med(values):
 
 def fmt(x, digits=1):
     return 'n/a' if x is None else ('%.' + str(digits) + 'f') % x
+
+
+def pair_ratios(nums, dens):
+    """The ratios nums[i] / dens[i] of the pairs where both figures exist and the divisor is
+    not 0 (a pair's two runs saw the same machine: their ratio is the measurement)."""
+    return [n / d for n, d in zip(nums, dens) if n is not None and d]
+
+
+def median_ci(values, level=0.95, resamples=4000, seed=1):
+    """(median, low, high) of @values: the median and its @level percentile bootstrap interval
+    (@resamples resamples with replacement, a fixed seed so that a stored run re-renders the
+    same); (None, None, None) without values. With one value the interval is that value."""
+    v = [x for x in values if x is not None]
+    if not v:
+        return None, None, None
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(v, k=len(v))) for _ in range(resamples))
+    tail = (1.0 - level) / 2
+    lo = meds[int(tail * resamples)]
+    hi = meds[min(resamples - 1, int((1.0 - tail) * resamples))]
+    return statistics.median(v), lo, hi
