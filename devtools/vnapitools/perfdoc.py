@@ -137,6 +137,10 @@ latency-hybrid   | Hybrid vs interrupt under sparse traffic and host steal |
                    devtools/latency_bench.py --hybrid-pairs 60 --lock /run/vnapi-cpu.lock
 napi-experiments | NAPI experiments                       | LOCK devtools/napi_experiments.py
 napi-latency     | Latency at sparse load       | LOCK devtools/napi_experiments.py --only latency
+hybrid-bench     | Hybrid against poll, interrupt and l3fwd-power, pair by pair |
+                   LOCK devtools/hybrid_bench.py
+hybrid-curve     | Hybrid's one setting: CPU against p99 per load |
+                   LOCK devtools/hybrid_bench.py --curve
 soak             | Soak: vnapi-fwd under back-end kills and port restarts |
                    LOCK devtools/soak.py --minutes 10 --publish
 """
