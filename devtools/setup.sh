@@ -33,7 +33,8 @@ packages=(dpdk dpdk-dev libdpdk-dev dpdk-doc meson ninja-build python3-pyelftool
           libclang-rt-14-dev        # clang's libFuzzer (devtools/fuzz.sh); only recommended by clang
           qemu-system-x86 busybox-static
           openvswitch-switch-dpdk   # OVS-DPDK: a real peer in the suite (test_ovs.py)
-          python3-matplotlib)       # the figure of devtools/demo.sh
+          python3-matplotlib        # the figure of devtools/demo.sh
+          valgrind)                 # callgrind: the instruction-count gate (tests/icount)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,8 @@
   latency benchmarks run too;
 - runs: the build environment, quiet runs, median and format of those benchmarks;
 - procfs: readers of /proc (CPU time per process and thread, thread names, CPU model);
-- perfdoc: the one writer of doc/performance.md, from the stored results (doc/results/).
+- perfdoc: the one writer of doc/performance.md, from the stored results (doc/results/);
+- icount: instructions per packet hop under callgrind (devtools/icount.py, tests/icount).
 
 The devtools scripts import it as their sibling (devtools/ is their sys.path[0]); the python
 tests get devtools/ on PYTHONPATH from meson (tests/meson.build: vnapi_pythonpath). To run a
