@@ -14,6 +14,8 @@
 #     vnapi row runs everywhere;
 #   suite 'ovs': OVS-DPDK as the back end: Debian's openvswitch-switch-dpdk
 #     is built on 22.11, the only series that has an OVS here;
+#   suite 'icount': the instruction-count gate, whose baseline
+#     (tests/icount/baseline.json) is measured on the system's 22.11;
 #   the ASan+UBSan build: the unit suite and devtools/test.sh's sanitized_tests
 #   (those run on every series unsanitized).
 # The QEMU guest boots (both CPUs, about a minute each) run on the oldest and
@@ -27,7 +29,7 @@ vnapi_ci_series=(22.11 23.11 24.11 25.11)
 vnapi_ci_test_args() {
     case "$1" in
     22.11) ;;
-    25.11) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite guest_extra ;;
-    *) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite guest ;;
+    25.11) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite icount --no-suite guest_extra ;;
+    *) printf '%s\n' --no-asan --no-suite variant --no-suite ovs --no-suite icount --no-suite guest ;;
     esac
 }

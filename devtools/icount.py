@@ -245,12 +245,12 @@ def gate_lines():
     except (OSError, ValueError):
         return ['- Gate: no baseline file (%s)' % os.path.relpath(BASELINE, TOP)]
     out = ['- Gate (CI, DPDK 22.11, tests/icount/test_icount_gate.py): vnapi\'s PMD Ir per hop '
-           'in %s must stay within the threshold of the committed baseline (`%s`, measured at '
-           '%s by `%s`, %d runs of about %d hops each); above it fails, and so does below it '
-           '(a stale baseline would hide a regression back up to it). Threshold: 3 x the spread '
-           '(max - min) / median of the runs, at most %.0f %%:' % (
+           'in %s must stay within the threshold of the committed baseline (`%s`, measured by '
+           '`%s`, %d runs of about %d hops each); above it fails, and so does below it (a stale '
+           'baseline would hide a regression back up to it). Threshold: 3 x the spread (max - '
+           'min) / median of the runs, at most %.0f %%:' % (
                ' and '.join(sorted(b['cells'])), os.path.relpath(BASELINE, TOP),
-               (b.get('tree') or '?')[:12], b.get('command'), b.get('runs', 0),
+               b.get('command'), b.get('runs', 0),
                b.get('hops_target') or 0, 100 * b.get('threshold_cap', THRESHOLD_CAP))]
     for cid, c in sorted(b['cells'].items()):
         out.append('  - %s: baseline %.4f Ir/hop; runs %.4f to %.4f, spread %.4f %%, threshold '
@@ -268,10 +268,9 @@ GROUP_COLS = ('pmd', 'backend', 'testpmd', 'ethdev', 'mempool', 'mbuf', 'eal', '
 def render(meta, summ, cells, functions):
     rows, vu_rows, groups = tables(summ, cells)
     lines = [
-        '- Tree: %s' % meta['tree'],
-        '- Machine: %s, %d CPUs; %s; DPDK %s; %s; plugin built %s' % (
-            meta['cpu_model'], meta['cpus'], meta['tools']['valgrind'], meta['tools']['dpdk'],
-            meta['tools']['cc'], ', '.join('%s=%s' % kv for kv in meta['build'].items())),
+        '- Tools: %s; DPDK %s; %s; the plugin built with %s' % (
+            meta['tools']['valgrind'], meta['tools']['dpdk'], meta['tools']['cc'],
+            ', '.join('%s=%s' % kv for kv in meta['build'].items())),
         '- Method: one `dpdk-testpmd` (`--no-huge -m 512 --lcores 0@0,1@0 --nb-cores=1 '
         '--no-flush-rx --burst=32 --txpkts=SIZE`) with `--vdev net_vhost0,iface=SOCK` only; '
         '`port attach` of the front end (`queue_size=256`, the cell\'s `mrg_rxbuf` and '
@@ -353,7 +352,8 @@ def gate_baseline(args, plugin, meta):
         'what': 'vnapi PMD Ir per hop of the icount gate (tests/icount/test_icount_gate.py); '
                 'written by devtools/icount.py --gate-baseline, changed only in a commit that '
                 'says why',
-        'tree': meta['tree'], 'date': meta['date'], 'cpu_model': meta['cpu_model'],
+        # The tree and the date go in the commit that changes this file, not in it.
+        'cpu_model': meta['cpu_model'],
         'command': meta['command'], 'tools': meta['tools'], 'build': meta['build'],
         'hops_target': args.hops, 'runs': args.runs, 'threshold_cap': THRESHOLD_CAP,
         'cells': {},
@@ -404,11 +404,14 @@ def main():
                     help='seconds of runs per hold of --lock (default 480)')
     ap.add_argument('--json', help='write every run\'s figures here')
     ap.add_argument('--from-json', metavar='FILE',
-                    help='measure nothing: render the table of a --json file (its tree, date, '
-                    'machine and command) and write the section')
+                    help='measure nothing: publish the section from a --json file of an '
+                    'earlier run (its own tree, date, machine and command)')
     ap.add_argument('--keep', help='keep the callgrind files under this directory')
-    ap.add_argument('--no-doc', action='store_true', help='do not write doc/performance.md')
-    ap.add_argument('--doc', default=os.path.join(TOP, 'doc', 'performance.md'))
+    ap.add_argument('--no-doc', action='store_true',
+                    help='print the section, publish nothing (a --cells or --frontends subset '
+                    'is never published either)')
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
     args = ap.parse_args()
 
     if args.from_json:
@@ -430,14 +433,16 @@ def main():
     h.install_guards()
     src = args.plugin or os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
     plugin = h.prepare_plugin(src)
-    cmd = 'devtools/icount.py ' + ' '.join(shlex.quote(a) for a in sys.argv[1:])
+    cmd = ('devtools/icount.py ' + ' '.join(shlex.quote(a) for a in sys.argv[1:])).strip()
     meta = {
-        'command': cmd.strip(), 'tree': git_tree(),
+        'command': cmd, 'tree': git_tree(),
         'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
         'cpu_model': procfs.cpu_model(), 'cpus': os.cpu_count(), 'kernel': platform.release(),
         'tools': ic.tool_versions(), 'build': ic.build_info(args.build), 'plugin': src,
         'window_s': args.window, 'runs': args.runs,
     }
+    # The page's provenance, taken before measuring (the tree measured).
+    meta['perfdoc'] = perfdoc.measurement('icount', cmd, build=os.path.abspath(args.build))
     t0 = time.monotonic()
     if args.gate_baseline:
         base, results = gate_baseline(args, plugin, meta)
@@ -479,11 +484,18 @@ def publish(args, meta, results, cells):
                 functions[key] = r['functions'][:args.functions]
     body = render(meta, summ, cells, functions)
     print(body)
-    if not args.no_doc:
-        perfdoc.write_section(args.doc, 'icount', 'Instructions per packet hop (callgrind)',
-                              body, meta['command'], date=meta['date'], intro=INTRO,
-                              after='bench-matrix')
-        log('wrote the icount section of %s' % os.path.relpath(args.doc, TOP))
+    whole = ({c.id for c in cells} == {c.id for c in ic.all_cells()} and
+             all('vnapi' in by and best_vu(by) for by in summ.values()))
+    if args.no_doc or not whole:
+        if not whole:
+            log('a subset of the cells or front ends: printed, not published')
+        return 0
+    slim = [{k: v for k, v in r.items() if k not in ('port_stats', 'functions')}
+            for r in results]
+    perfdoc.publish(meta['perfdoc'], body, intro=INTRO,
+                    data={'meta': {k: v for k, v in meta.items() if k != 'perfdoc'},
+                          'summary': summ, 'runs': slim}, doc=args.doc)
+    log('published section icount (%s)' % perfdoc.paths(args.doc)[0])
     return 0
 
 

@@ -310,8 +310,8 @@ def run_cell(fe, cell, plugin=None, window=2.0, warm=1.0, cache=False, keep=None
     """Count one cell with front end `fe` (FrontEnd). plugin: the vnapi plugin as EAL loads it
     (harness.prepare_plugin()), needed when fe is vnapi. window: seconds of the counted
     forwarding run; with hops_target instead as long as the instrumented warm-up's rate says
-    that many hops take (0.5 to 30 s), so that a run in a slow host hour averages as many hops
-    as one in a fast hour. cache: simulate the caches (D1/LL misses; about twice as slow).
+    that many hops take (0.5 to 30 s), so that every run averages about as many hops whatever
+    the host's speed. cache: simulate the caches (D1/LL misses; about twice as slow).
     keep: a directory to copy the callgrind files into. Returns a dict (see the keys below)."""
     wd = h.Workdir('icount')
     out_dir = tempfile.mkdtemp(prefix='vnapi-icount-')

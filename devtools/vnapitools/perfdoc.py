@@ -129,6 +129,8 @@ Section = collections.namedtuple('Section', 'id title command')
 _REGISTRY = """
 bench            | testpmd throughput: net_vnapi vs net_virtio_user | LOCK devtools/bench.py
 bench-matrix     | Benchmark matrix                       | LOCK devtools/bench.py --matrix
+icount           | Instructions per packet hop (callgrind) |
+                   devtools/icount.py --vu-explore --functions 12 --lock /run/vnapi-cpu.lock
 bench-guard      | Regression guard                       | LOCK devtools/bench.py --guard
 race             | Rx interrupt arming race               | LOCK devtools/race_report.sh --doc build
 l3fwd            | l3fwd-power interrupt mode             | LOCK devtools/l3fwd_report.py
