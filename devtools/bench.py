@@ -39,17 +39,19 @@ Usage: devtools/bench.py --matrix [--build DIR] [--quick] [--cells PATTERNS] [--
 net_vnapi loaded from an earlier build (PATH, or the plugin devtools/build-rev.sh REV builds into
 /var/tmp/vnapi-rev/<hash>), same devargs as vnapi; the tables add vnapi/vnapi_prev ratios.
 
---guard: the regression guard, a --matrix shortcut: the six 64 B core cells ('split-64-*,
-packed-64-*'), 5 runs per contender, vnapi vs virtio_user vs vnapi_prev, where --against
-defaults to the previous benchmarked commit (the tree of the stored guard result,
-doc/results/bench-guard.json, else the newest tag, else HEAD~1). Prints and publishes (section
-bench-guard) a verdict per cell: goal vnapi/virtio_user best >= 1.10 and median >= 1.05; "slower than
-prev" when both vnapi/vnapi_prev ratios are < 1.00. A slow cell is reported, not an error: the
-exit status is non-zero only for bad arguments, a failed build or a failed run.
+--paired: paired throughput ratios, the verdict of a datapath change: in each of the six 64 B
+core cells (split/packed x fe_tx, be_tx, io) at least 20 pairs of runs, net_vnapi and
+net_virtio_user (its best devargs) back to back, the order alternating pair by pair; per pair
+the ratio of the two run medians, per cell the median ratio with a 95 % bootstrap interval and
+a verdict from the interval: "ahead" (it lies above 1), "behind" (below 1) or "undecided".
+--aa: the same plugin on both sides (A/A), which must come out "undecided" with an interval
+around 1: it shows what the interval is worth on this machine. --against REV / --prev-plugin
+PATH: vnapi against net_vnapi of an earlier build instead of net_virtio_user.
 
-  devtools/bench.py --guard --list                        cells, the commit it compares with
-  devtools/bench.py --guard                               ~12 min + the build of the old commit
-  devtools/bench.py --guard --against v0.3 --cells split-64-io
+  devtools/bench.py --paired --list                       cells, contenders, time estimate
+  devtools/bench.py --paired                              ~36 min, run alone
+  devtools/bench.py --paired --aa                         the A/A run, ~36 min, run alone
+  devtools/bench.py --paired --pairs 2 --seconds 4 --cells split-64-io --no-doc   smoke
 """
 
 import argparse
@@ -529,11 +531,8 @@ def cpu_flags():
     return set()
 
 
-# ---- --prev-plugin, --against, --guard ----
+# ---- --prev-plugin, --against ----
 
-GUARD_CELLS = 'split-64-*,packed-64-*'   # their core cells: the six 64 B core cells
-GUARD_GOAL_BEST = 1.10                   # vnapi / virtio_user, best samples
-GUARD_GOAL_MEDIAN = 1.05                 # vnapi / virtio_user, median of the run medians
 BUILD_REV_TIMEOUT = 900.0                # devtools/build-rev.sh REV, seconds
 
 
@@ -561,34 +560,6 @@ def tree_state():
                                                           'drivers', 'lib'))
 
 
-def last_guard_tree(doc):
-    """The commit of the last guard run: the tree of the stored bench-guard result."""
-    try:
-        r = perfdoc.load('bench-guard', perfdoc.paths(doc)[1])
-    except (OSError, ValueError):
-        return None
-    return r['tree'] if r else None
-
-
-def default_against(doc):
-    """(rev, why): the previous benchmarked commit (the stored guard result's tree), else the
-    newest tag, else HEAD~1. A recorded tree that is HEAD itself with drivers/ and lib/ clean
-    would compare HEAD with itself: then the fallbacks."""
-    last = last_guard_tree(doc)
-    if last:
-        if not commit_of(last):
-            print('note: the last guard tree %s is not a commit here; falling back' % last[:12])
-        elif tree_state() == (last, False):
-            print('note: the last guard ran on HEAD itself (clean tree); falling back')
-        else:
-            return last, 'the last guard run\'s tree (%s)' % os.path.relpath(
-                perfdoc.paths(doc)[1], TOP)
-    tag = git('describe', '--tags', '--abbrev=0')
-    if tag:
-        return tag, 'the newest tag'
-    return 'HEAD~1', 'HEAD~1 (no guard section, no tag)'
-
-
 def build_rev(rev):
     """devtools/build-rev.sh REV -> the plugin path; raises RuntimeError with its stderr."""
     cmd = [os.path.join(TOP, 'devtools', 'build-rev.sh'), rev]
@@ -606,12 +577,6 @@ def build_rev(rev):
     return out[-1]
 
 
-def guard_cells():
-    """The guard's cells: split/packed x fe_tx/be_tx/io at 64 B, 1 queue pair, mergeable on
-    (GUARD_CELLS also matches the 64 B secondary cells: not those)."""
-    return [c for c in select_cells(matrix_cells(), GUARD_CELLS) if c.tier == 'core']
-
-
 def set_prev_plugin(ap, path):
     """vnapi_prev's plugin: start_frontend_as() loads it from VNAPI_PREV_PLUGIN."""
     if not os.path.exists(path):
@@ -619,58 +584,13 @@ def set_prev_plugin(ap, path):
     os.environ['VNAPI_PREV_PLUGIN'] = os.path.abspath(path)
 
 
-def guard_verdict(plan, results):
-    """The guard's table: per cell the ratios vs virtio_user and vs vnapi_prev, and the
-    verdict (goal: best >= GUARD_GOAL_BEST and median >= GUARD_GOAL_MEDIAN vs virtio_user;
-    'slower than prev' when both ratios vs vnapi_prev are < 1.00)."""
-    t = ['| cell | best ratio vnapi/vu | median ratio vnapi/vu | best ratio vnapi/prev | '
-         'median ratio vnapi/prev | verdict |', '|---|---:|---:|---:|---:|---|']
-    for c, cons, n in plan:
-        a = {con['label']: m_agg(results.get((c.id, con['label']), [])) for con in cons}
-        v, u, p = a.get('vnapi'), a.get('virtio_user'), a.get('vnapi_prev')
-
-        def ratio(x, key):
-            return v[key] / x[key] if v and x and x[key] else None
-        rb, rm = ratio(u, 'best'), ratio(u, 'med')
-        pb, pm = ratio(p, 'best'), ratio(p, 'med')
-        if not v:
-            verdict = 'no result: vnapi failed'
-        else:
-            if rb is None:
-                verdict = 'no virtio_user result'
-            elif rb >= GUARD_GOAL_BEST and rm >= GUARD_GOAL_MEDIAN:
-                verdict = 'goal met'
-            else:
-                verdict = 'BELOW GOAL (%s)' % ', '.join(
-                    # three decimals: 1.0958 must not read "1.10 < 1.10"
-                    s for s in ('best %.3f < %.2f' % (rb, GUARD_GOAL_BEST)
-                                if rb < GUARD_GOAL_BEST else '',
-                                'median %.3f < %.2f' % (rm, GUARD_GOAL_MEDIAN)
-                                if rm < GUARD_GOAL_MEDIAN else '') if s)
-            if 'vnapi_prev' in a:
-                if pb is None:
-                    verdict += '; no vnapi_prev result'
-                elif pb < 1.0 and pm < 1.0:
-                    verdict += '; SLOWER THAN PREV'
-        t.append('| %s | %s | %s | %s | %s | %s |' % (
-            c.id, *('%.2f' % x if x is not None else '-' for x in (rb, rm, pb, pm)), verdict))
-    return '\n'.join(t)
-
-
 def matrix_main():
-    guard = '--guard' in sys.argv[1:]
     ap = argparse.ArgumentParser(
-        prog='bench.py --guard' if guard else 'bench.py --matrix',
+        prog='bench.py --matrix',
         description='Benchmark matrix: net_vnapi vs net_virtio_user (best devargs per cell) '
         'against net_vhost, testpmd on both sides; publishes section bench-matrix of '
-        'doc/performance.md. --guard: the regression guard (its own section, bench-guard).')
+        'doc/performance.md.')
     ap.add_argument('--matrix', action='store_true')
-    ap.add_argument('--guard', action='store_true',
-                    help='the regression guard: --matrix in the six 64 B core cells (%s; '
-                    '--cells overrides), net_vnapi of --against as a third contender (default: '
-                    'the previous benchmarked commit: the tree of the stored guard result, '
-                    'else the newest tag, else HEAD~1), a verdict per cell; publishes its own '
-                    'section' % GUARD_CELLS)
     ap.add_argument('--prev-plugin', metavar='PATH',
                     help='a third contender, vnapi_prev: net_vnapi from this plugin (an earlier '
                     'build), same devargs as vnapi')
@@ -706,7 +626,7 @@ def matrix_main():
     ap.add_argument('--no-doc', action='store_true')
     args = ap.parse_args()
     cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
-    meta = perfdoc.measurement('bench-guard' if args.guard else 'bench-matrix', cmdline,
+    meta = perfdoc.measurement('bench-matrix', cmdline,
                                build=os.path.abspath(args.build))
     if args.quick:
         args.runs, args.secondary_runs, args.seconds = 1, 1, 4.0
@@ -714,14 +634,12 @@ def matrix_main():
         ap.error('--seconds must leave at least 2 samples after --warmup')
     if args.prev_plugin and args.against:
         ap.error('--prev-plugin and --against both name the earlier build: give one')
-    if args.vu_explore and (args.guard or args.prev_plugin or args.against):
-        ap.error('--vu-explore runs net_virtio_user candidates only: not with --guard, '
-                 '--prev-plugin or --against')
+    if args.vu_explore and (args.prev_plugin or args.against):
+        ap.error('--vu-explore runs net_virtio_user candidates only: not with --prev-plugin '
+                 'or --against')
     against = against_why = None      # (hash, subject) of vnapi_prev's commit, how it was chosen
     if args.against:
         against_why = '--against %s' % args.against
-    elif args.guard and not args.prev_plugin:
-        args.against, against_why = default_against(args.doc)
     if args.against:
         against = commit_of(args.against)
         if not against:
@@ -733,8 +651,7 @@ def matrix_main():
         against_why = '--prev-plugin %s' % args.prev_plugin
     prev = bool(args.prev_plugin or args.against)
 
-    cells = guard_cells() if args.guard and not args.cells else \
-        select_cells(matrix_cells(), args.cells)
+    cells = select_cells(matrix_cells(), args.cells)
     if not cells:
         ap.error('--cells %r selects no cell; cells: %s'
                  % (args.cells, ' '.join(c.id for c in matrix_cells())))
@@ -748,7 +665,7 @@ def matrix_main():
     ncon = max(len(cons) for c, cons, n in plan)
     print('bench %s: %s; %d cells (%d core x %d runs, %d secondary x %d runs per contender, '
           '%d contenders), %d runs of %.0f s (+~%.0f s start/stop each): estimated %.1f min'
-          % ('--guard' if args.guard else '--matrix',
+          % ('--matrix',
              'QUICK MODE' if args.quick else ('vu-explore' if args.vu_explore else 'full'),
              len(cells), sum(c.tier == 'core' for c in cells), args.runs,
              sum(c.tier != 'core' for c in cells), args.secondary_runs, ncon, total_runs,
@@ -855,17 +772,8 @@ def matrix_main():
     rows = matrix_tables(plan, results, hz, args.vu_explore)
     print()
     print('\n\n'.join(rows))
-    failed = any(r['error'] for runs in results.values() for r in runs)
-    verdict = None
-    if args.guard:
-        verdict = guard_verdict(plan, results)
-        print('\nRegression guard: goal vnapi/virtio_user best >= %.2f and median >= %.2f; '
-              'vnapi_prev = %s\n' % (GUARD_GOAL_BEST, GUARD_GOAL_MEDIAN,
-                                     '%s "%s"' % (against[0][:12], against[1][:60])
-                                     if against else args.prev_plugin))
-        print(verdict)
-    # A slow cell is a result, not an error; the guard fails only for a failed run.
-    status = 1 if args.guard and failed else 0
+    # A slow cell is a result, not an error.
+    status = 0
     if args.no_doc or args.vu_explore:
         return status
     flags = cpu_flags()
@@ -878,27 +786,7 @@ def matrix_main():
                 if r.get('fe_argv') and example is None:
                     example = r
     intro = None
-    if args.guard:
-        n_guard = guard_cells()
-        partial = args.quick or set(c.id for c in cells) != set(c.id for c in n_guard)
-        intro = ('The regression guard: net_vnapi of the tree against net_virtio_user and '
-                 'against net_vnapi of an earlier commit (vnapi_prev), the six 64 B core cells '
-                 'of the benchmark matrix, contenders rotating run by run. Goal per cell: '
-                 'vnapi/virtio_user best >= %.2f and median >= %.2f; "slower than prev" when '
-                 'both vnapi/vnapi_prev ratios are below 1.00 (single runs vary a lot on these '
-                 'VMs: a flag is a reason to rerun, not a proof). Run `devtools/bench.py '
-                 '--guard` (about %.0f min plus the build of the earlier commit) alone on the '
-                 'machine; by default it compares with the Tree below.'
-                 % (GUARD_GOAL_BEST, GUARD_GOAL_MEDIAN,
-                    len(n_guard) * 3 * 5 * (6.0 + M_OVERHEAD_S) / 60))
-        if partial:
-            intro = ('**%s%s: not the guard\'s result.**\n\n'
-                     % ('QUICK MODE (1 run per contender, 4 s)' if args.quick else 'PARTIAL RUN',
-                        '' if not set(c.id for c in n_guard) - set(c.id for c in cells)
-                        else ', %d of the %d guard cells' % (
-                            len(set(c.id for c in cells) & set(c.id for c in n_guard)),
-                            len(n_guard)))) + intro
-    elif args.quick or len(cells) < n_all:
+    if args.quick or len(cells) < n_all:
         intro = ('**%s%s: not the benchmark result.** The full matrix is `devtools/bench.py '
                  '--matrix` (about %.0f min), run alone on the machine.'
                  % ('QUICK MODE (1 run per driver, 4 s)' if args.quick else 'PARTIAL RUN',
@@ -908,7 +796,7 @@ def matrix_main():
                % ('%.3f MHz' % (hz / 1e6) if hz else 'unknown',
                   'yes (%s)' % ' '.join(avx512) if avx512 else 'no'))
     sec = []
-    if args.guard:
+    if prev:
         sec += ['- Against (vnapi_prev): %s' % ('%s "%s" (%s)' % (against + (against_why,))
                                                 if against else 'commit unknown (%s)'
                                                 % against_why)]
@@ -944,35 +832,28 @@ def matrix_main():
         % (math.ceil(args.warmup), int(round(args.seconds)) - math.ceil(args.warmup),
            ' (and vnapi / vnapi_prev; vnapi_prev has vnapi\'s devargs)' if prev else '',
            order_note(ncon), args.runs, args.secondary_runs, args.seconds, M_QUEUE_SIZE)]
-    if args.guard:
-        sec += ['- Bottleneck, cycles/packet, fe core CPU: as in the benchmark matrix section '
-                '(its Bottleneck and CPU per packet notes); net_virtio_user\'s devargs per cell: '
-                'that section\'s "net_virtio_user devargs per cell".',
-                '', '### Verdict', '', verdict, '', '### Tables', '']
-    else:
-        sec += [
-            '- Bottleneck: from testpmd\'s forward statistics over the measured window '
-            '(`show fwd stats all`). A virtio receiver cannot miss a packet: when it is slow, the '
-            'ring fills and the *sender\'s* burst is refused (testpmd TX-dropped). So sender '
-            'TX-dropped > 1% = the receiver is the bottleneck; no drops = the sender is. The '
-            'receivers\' RX-dropped (`imissed`) was also read: net_vhost, net_virtio_user and '
-            'net_vnapi report 0 (net_vhost\'s xstats have size histograms, `undersize_packets`, '
-            '`guest_notifications`, no ring-full counter; its `tx_errors` stays 0 while testpmd '
-            'counts TX-dropped). In io loopback both sides send: flowgen\'s drops = the front end '
-            'did not take packets fast enough, the front end\'s io drops = net_vhost did not drain '
-            'its rx fast enough.',
-            '- CPU per packet: the front end\'s forwarding lcore polls at 100% in every cell, so '
-            'cycles/packet = TSC Hz / (front end\'s pps: Tx-pps sent in txonly, Rx-pps received in '
-            'rxonly, Tx-pps forwarded in io), median of the run medians; labelled "TSC/pps". '
-            '"fe core CPU" is that thread\'s utime+stime (/proc/PID/task/TID/stat) over the '
-            'window: below 100% the thread was descheduled (other programs on the 2 vCPUs) and '
-            'TSC/pps overstates the cost by that factor. No PMU on these VMs (no `perf stat` '
-            'cycles).',
-            '']
+    sec += [
+        '- Bottleneck: from testpmd\'s forward statistics over the measured window '
+        '(`show fwd stats all`). A virtio receiver cannot miss a packet: when it is slow, the '
+        'ring fills and the *sender\'s* burst is refused (testpmd TX-dropped). So sender '
+        'TX-dropped > 1% = the receiver is the bottleneck; no drops = the sender is. The '
+        'receivers\' RX-dropped (`imissed`) was also read: net_vhost, net_virtio_user and '
+        'net_vnapi report 0 (net_vhost\'s xstats have size histograms, `undersize_packets`, '
+        '`guest_notifications`, no ring-full counter; its `tx_errors` stays 0 while testpmd '
+        'counts TX-dropped). In io loopback both sides send: flowgen\'s drops = the front end '
+        'did not take packets fast enough, the front end\'s io drops = net_vhost did not drain '
+        'its rx fast enough.',
+        '- CPU per packet: the front end\'s forwarding lcore polls at 100% in every cell, so '
+        'cycles/packet = TSC Hz / (front end\'s pps: Tx-pps sent in txonly, Rx-pps received in '
+        'rxonly, Tx-pps forwarded in io), median of the run medians; labelled "TSC/pps". '
+        '"fe core CPU" is that thread\'s utime+stime (/proc/PID/task/TID/stat) over the '
+        'window: below 100% the thread was descheduled (other programs on the 2 vCPUs) and '
+        'TSC/pps overstates the cost by that factor. No PMU on these VMs (no `perf stat` '
+        'cycles).',
+        '']
     for t in rows:
         sec += [t, '']
-    if not args.guard:
-        sec += ['### net_virtio_user devargs per cell', '', VU_CHOICE_NOTE.strip(), '']
+    sec += ['### net_virtio_user devargs per cell', '', VU_CHOICE_NOTE.strip(), '']
     fails = []
     for c, cons, n in plan:
         for con in cons:
@@ -985,6 +866,243 @@ def matrix_main():
     perfdoc.publish(meta, '\n'.join(sec), intro, doc=args.doc)
     print('\npublished section %s (%s)' % (meta['section'], perfdoc.paths(args.doc)[0]))
     return status
+
+
+# ============================================================================================
+# --paired: paired throughput ratios with a bootstrap interval, and the A/A run.
+# ============================================================================================
+
+P_PAIRS = 20               # pairs per cell (the method's minimum)
+P_SECONDS = 6.0            # seconds per run, warm-up included
+P_WARMUP = 1.0
+P_BOOTSTRAP = 10000        # resamples of the pair ratios
+P_SEED = 20261203          # fixed: the same ratios give the same interval
+
+
+def paired_cells():
+    """The six 64 B core cells: split/packed x fe_tx, be_tx, io, 1 queue pair, mergeable on."""
+    return [c for c in matrix_cells() if c.size == 64 and c.tier == 'core']
+
+
+def bootstrap_median(ratios, level=0.95, n=P_BOOTSTRAP, seed=P_SEED):
+    """(median, low, high): the median of the ratios and its percentile bootstrap interval at
+    `level` (n resamples with replacement, a fixed seed)."""
+    import random
+    rng = random.Random(seed)
+    k = len(ratios)
+    meds = sorted(statistics.median(rng.choice(ratios) for _ in range(k)) for _ in range(n))
+    lo = meds[int(math.floor((1 - level) / 2 * n))]
+    hi = meds[min(n - 1, int(math.ceil((1 + level) / 2 * n)) - 1)]
+    return statistics.median(ratios), lo, hi
+
+
+def paired_verdict(lo, hi):
+    """From the interval of the median ratio A/B: 'ahead' when it lies above 1, 'behind' when
+    below 1, else 'undecided'."""
+    if lo > 1.0:
+        return 'ahead'
+    if hi < 1.0:
+        return 'behind'
+    return 'undecided'
+
+
+def paired_contenders(cell, mode):
+    """(A, B): vnapi, and net_virtio_user with its best devargs ('vu'), net_vnapi from the
+    same plugin ('aa') or net_vnapi of the earlier build ('prev')."""
+    vn = contenders_for(cell)
+    a = vn[0]
+    if mode == 'vu':
+        b = vn[1]
+    elif mode == 'aa':
+        b = dict(a, label='vnapi(A/A)', fe='vnapi_prev', devargs=list(a['devargs']))
+    else:
+        b = dict(a, label='vnapi_prev', fe='vnapi_prev', devargs=list(a['devargs']))
+    return a, b
+
+
+def paired_tables(plan, pairs, mode):
+    """The verdict table (per cell) and the pairs table."""
+    bname = {'vu': 'net_virtio_user', 'aa': 'vnapi (same plugin)', 'prev': 'vnapi_prev'}[mode]
+    t1 = ['| cell | pairs | median ratio vnapi / %s | 95 %% interval | verdict | vnapi median '
+          '(Mpps) | %s median (Mpps) | failed runs |' % (bname, bname),
+          '|---|---:|---:|---|---|---:|---:|---:|']
+    t2 = ['| cell | per-pair ratios (run order: A B, B A, ...) |', '|---|---|']
+    out = {}
+    for c, a, b in plan:
+        ps = pairs.get(c.id, [])
+        ok = [p for p in ps if p['ratio'] is not None]
+        failed = sum(1 for p in ps for r in (p['a'], p['b']) if r.get('error'))
+        if len(ok) >= 2:
+            m, lo, hi = bootstrap_median([p['ratio'] for p in ok])
+            # Fewer pairs than the method's minimum: a smoke run, no verdict.
+            v = paired_verdict(lo, hi) if len(ok) >= P_PAIRS else \
+                'none (%d pairs < %d)' % (len(ok), P_PAIRS)
+            out[c.id] = dict(pairs=len(ok), median=m, low=lo, high=hi, verdict=v,
+                             ratios=[p['ratio'] for p in ok])
+            t1.append('| %s | %d | %.3f | [%.3f, %.3f] | %s | %s | %s | %d |' % (
+                c.id, len(ok), m, lo, hi, v,
+                fmt_mpps(statistics.median(p['a']['median'] for p in ok)),
+                fmt_mpps(statistics.median(p['b']['median'] for p in ok)), failed))
+        else:
+            out[c.id] = dict(pairs=len(ok), verdict='no result')
+            t1.append('| %s | %d | - | - | no result | - | - | %d |' % (c.id, len(ok), failed))
+        t2.append('| %s | %s |' % (c.id, ', '.join('%.2f' % p['ratio'] if p['ratio'] is not None
+                                                    else 'failed' for p in ps)))
+    return '\n'.join(t1), '\n'.join(t2), out
+
+
+def paired_main():
+    ap = argparse.ArgumentParser(
+        prog='bench.py --paired',
+        description='Paired throughput ratios: per cell at least 20 pairs of runs (vnapi and '
+        'the other contender back to back, the order alternating), the median ratio with a 95 %% '
+        'bootstrap interval and a verdict from it (ahead / behind / undecided). Publishes section '
+        'bench-paired of doc/performance.md (--aa: bench-aa; against an earlier build: printed '
+        'only).')
+    ap.add_argument('--paired', action='store_true')
+    ap.add_argument('--aa', action='store_true',
+                    help='A/A: the same plugin on both sides (net_vnapi twice)')
+    ap.add_argument('--prev-plugin', metavar='PATH',
+                    help='B = net_vnapi from this plugin (an earlier build)')
+    ap.add_argument('--against', metavar='REV',
+                    help='B = net_vnapi of commit REV (devtools/build-rev.sh REV)')
+    ap.add_argument('--build', default=os.path.join(TOP, 'build'))
+    ap.add_argument('--plugin')
+    ap.add_argument('--cells', help='cell ids or patterns among the six 64 B core cells')
+    ap.add_argument('--pairs', type=int, default=P_PAIRS,
+                    help='pairs per cell (default %d; fewer is a smoke run, not a result)'
+                    % P_PAIRS)
+    ap.add_argument('--seconds', type=float, default=P_SECONDS,
+                    help='seconds per run, warm-up included (default %.0f)' % P_SECONDS)
+    ap.add_argument('--warmup', type=float, default=P_WARMUP,
+                    help='seconds discarded (default %.0f)' % P_WARMUP)
+    ap.add_argument('--list', action='store_true', help='cells, contenders, time estimate')
+    ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
+    ap.add_argument('--json', help='write the result (every run, the pairs, the verdicts) here')
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
+    ap.add_argument('--no-doc', action='store_true')
+    args = ap.parse_args()
+    if args.seconds < math.ceil(args.warmup) + 2:
+        ap.error('--seconds must leave at least 2 samples after --warmup')
+    if sum(bool(x) for x in (args.aa, args.prev_plugin, args.against)) > 1:
+        ap.error('--aa, --prev-plugin and --against each name the other contender: give one')
+    mode = 'aa' if args.aa else ('prev' if args.prev_plugin or args.against else 'vu')
+    cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
+    # The provenance before measuring (the tree measured); an earlier build as B is a
+    # developer's comparison, printed and kept with --json, not a section of the page.
+    meta = perfdoc.measurement('bench-aa' if mode == 'aa' else 'bench-paired', cmdline,
+                               build=os.path.abspath(args.build))
+    cells = paired_cells()
+    if args.cells:
+        cells = select_cells(cells, args.cells)
+        if not cells:
+            ap.error('--cells %r selects none of %s' % (args.cells,
+                                                        ' '.join(c.id for c in paired_cells())))
+    plan = [(c,) + paired_contenders(c, mode) for c in cells]
+    est = len(plan) * args.pairs * 2 * (args.seconds + M_OVERHEAD_S)
+    print('bench --paired: %s; %d cells x %d pairs x 2 runs of %.0f s (+~%.0f s start/stop '
+          'each): estimated %.0f min' % (
+              {'vu': 'vnapi vs net_virtio_user', 'aa': 'A/A (vnapi vs the same plugin)',
+               'prev': 'vnapi vs vnapi_prev'}[mode], len(plan), args.pairs, args.seconds,
+              M_OVERHEAD_S, est / 60), flush=True)
+    if args.list:
+        for c, a, b in plan:
+            print('  %-18s A %s [%s]  B %s [%s%s]' % (c.id, a['label'], ','.join(a['devargs']),
+                                                      b['label'], ','.join(b['devargs']),
+                                                      ' ' + ' '.join(b['eal']) if b['eal']
+                                                      else ''))
+        return 0
+    plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
+        os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
+    if not os.path.exists(plugin):
+        ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
+    os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
+    against = None
+    if args.against:
+        against = commit_of(args.against)
+        if not against:
+            ap.error('--against %s: not a commit of this repository' % args.against)
+        try:
+            args.prev_plugin = build_rev(against[0])
+        except RuntimeError as e:
+            print('bench: %s' % e, file=sys.stderr)
+            return 2
+    if mode == 'aa':
+        set_prev_plugin(ap, plugin)
+    elif mode == 'prev':
+        set_prev_plugin(ap, args.prev_plugin)
+    h.install_guards()
+    mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
+    mem_note = mem.describe()
+    if not mem.huge and not args.no_huge:
+        mem_note += ' -- FALLBACK: not enough free 2 MB hugepages (%d free)' % h.free_hugepages_2m()
+    t_all = time.monotonic()
+    pairs = {}
+    runs_done, runs_total = 0, len(plan) * args.pairs * 2
+    for c, a, b in plan:
+        for k in range(args.pairs):
+            order = (a, b) if k % 2 == 0 else (b, a)
+            got = {}
+            for con in order:
+                got[con['label']] = matrix_run(con, c, args.seconds, args.warmup, mem)
+                runs_done += 1
+            ra, rb = got[a['label']], got[b['label']]
+            ratio = (ra['median'] / rb['median']
+                     if not ra['error'] and not rb['error'] and rb['median'] else None)
+            pairs.setdefault(c.id, []).append(dict(a=ra, b=rb, ratio=ratio,
+                                                   order=[x['label'] for x in order]))
+            el = time.monotonic() - t_all
+            print('  %-16s pair %2d  %-28s %s Mpps  %-28s %s Mpps  ratio %s  [%d/%d, ETA %.1f '
+                  'min]' % (c.id, k + 1, order[0]['label'],
+                            fmt_mpps(got[order[0]['label']].get('median') or 0),
+                            order[1]['label'], fmt_mpps(got[order[1]['label']].get('median') or 0),
+                            '%.3f' % ratio if ratio is not None else 'FAILED (%s)' % (
+                                ra['error'] or rb['error'])[:120],
+                            runs_done, runs_total, el / runs_done * (runs_total - runs_done) / 60),
+                  flush=True)
+    elapsed = time.monotonic() - t_all
+    t1, t2, verdicts = paired_tables(plan, pairs, mode)
+    print('\n' + t1 + '\n\n' + t2)
+    print('\nelapsed %.1f min (estimate was %.1f min)' % (elapsed / 60, est / 60))
+    result = {
+        'meta': meta, 'mode': mode, 'pairs_per_cell': args.pairs, 'seconds': args.seconds,
+        'warmup': args.warmup, 'memory': mem_note, 'elapsed_s': elapsed,
+        'against': list(against) if against else None,
+        'verdicts': verdicts,
+        'pairs': {cid: [dict(order=p['order'], ratio=p['ratio'],
+                             a={k: v for k, v in p['a'].items() if k != 'error_tail'},
+                             b={k: v for k, v in p['b'].items() if k != 'error_tail'})
+                        for p in ps] for cid, ps in pairs.items()},
+    }
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(result, f, indent=1)
+    if args.no_doc or mode == 'prev':
+        return 0
+    smoke = args.pairs < P_PAIRS
+    intro = ('%sPer cell %d pairs of runs, the two contenders back to back, the order '
+             'alternating pair by pair (A B, B A, ...): the two vCPUs switch between fast and '
+             'slow host states within seconds, so only runs adjacent in time are compared. Per '
+             'pair the ratio of the two run medians (vnapi / the other), per cell the median '
+             'ratio and its 95 %% percentile bootstrap interval (%d resamples); the verdict '
+             'comes from the interval alone: "ahead" when it lies above 1, "behind" when below, '
+             'else "undecided". %s' % (
+                 '**SMOKE RUN (%d pairs per cell): not a result.**\n\n' % args.pairs
+                 if smoke else '', args.pairs, P_BOOTSTRAP,
+                 'A/A: the same plugin on both sides; an honest interval contains 1.' if
+                 mode == 'aa' else ''))
+    body = ['- Elapsed: %.1f min; %.0f s per run, the first %.0f s discarded; memory %s' % (
+                elapsed / 60, args.seconds, args.warmup, mem_note),
+            '- Cells and processes: as in the benchmark matrix (its Method line and its '
+            '"net_virtio_user devargs per cell")' + (
+                '; B is net_vnapi from the same plugin (`%s`)' % os.path.relpath(plugin, TOP)
+                if mode == 'aa' else ''),
+            '', t1, '', t2, '']
+    perfdoc.publish(meta, '\n'.join(body), intro,
+                    data={k: v for k, v in result.items() if k != 'meta'}, doc=args.doc)
+    print('\npublished section %s (%s)' % (meta['section'], perfdoc.paths(args.doc)[0]))
+    return 0
 
 
 def n_all_estimate(args, cells=None, ncon=2):
@@ -1108,7 +1226,9 @@ def matrix_tables(plan, results, hz, explore):
     return out
 
 def main():
-    if '--matrix' in sys.argv[1:] or '--guard' in sys.argv[1:]:
+    if '--paired' in sys.argv[1:]:
+        return paired_main()
+    if '--matrix' in sys.argv[1:]:
         return matrix_main()
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build', default=os.path.join(TOP, 'build'),
@@ -1137,8 +1257,8 @@ def main():
     ap.add_argument('--no-doc', action='store_true', help='do not update doc/performance.md')
     ap.add_argument('--matrix', action='store_true',
                     help='the benchmark matrix instead (own options: --matrix --help)')
-    ap.add_argument('--guard', action='store_true',
-                    help='the regression guard instead, a --matrix mode (--guard --help)')
+    ap.add_argument('--paired', action='store_true',
+                    help='paired ratios with intervals instead (own options: --paired --help)')
     args = ap.parse_args()
     cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
     meta = perfdoc.measurement('bench', cmdline, build=os.path.abspath(args.build))

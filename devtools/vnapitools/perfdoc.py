@@ -131,7 +131,8 @@ bench            | testpmd throughput: net_vnapi vs net_virtio_user | LOCK devto
 bench-matrix     | Benchmark matrix                       | LOCK devtools/bench.py --matrix
 icount           | Instructions per packet hop (callgrind) |
                    devtools/icount.py --vu-explore --functions 12 --lock /run/vnapi-cpu.lock
-bench-guard      | Regression guard                       | LOCK devtools/bench.py --guard
+bench-paired     | Paired throughput: net_vnapi vs net_virtio_user | LOCK devtools/bench.py --paired
+bench-aa         | Paired throughput, A/A: net_vnapi against itself | LOCK devtools/bench.py --paired --aa
 race             | Rx interrupt arming race               | LOCK devtools/race_report.sh --doc build
 l3fwd            | l3fwd-power interrupt mode             | LOCK devtools/l3fwd_report.py
 latency-bench    | Latency benchmark: sparse, idle, hybrid vs interrupt | LOCK devtools/latency_bench.py
