@@ -65,32 +65,12 @@
 #include <rte_common.h>
 
 #include "virtq.h"
+#include "virtq_burst.h"
 #include "virtq_private.h"
 #include "virtq_ring.h"
 
 /* Offset of each event suppression area in ring memory. */
 #define VIRTQ_PACKED_EVENT_GAP 64
-
-/* The AVAIL/USED bits of a descriptor made available in wrap @p w. */
-static inline uint16_t
-virtq_avail_bits_packed(bool w)
-{
-	return w ? VIRTQ_DESC_F_AVAIL : VIRTQ_DESC_F_USED;
-}
-
-/* The AVAIL/USED bits of a descriptor made used in wrap @p w. */
-static inline uint16_t
-virtq_used_bits_packed(bool w)
-{
-	return w ? (VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED) : 0;
-}
-
-/* True if @p flags say "used in wrap @p w": AVAIL == USED == w. */
-static inline bool
-virtq_is_used_packed(uint16_t flags, bool w)
-{
-	return (flags & (VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED)) == virtq_used_bits_packed(w);
-}
 
 /* Wrap counter of a free-running position (1 in even laps). */
 static inline bool
@@ -179,7 +159,7 @@ virtq_init_packed(struct virtq *vq, void *ring_mem)
 static inline void
 virtq_store_head_flags_packed(struct virtq *vq, uint16_t pos, uint16_t flags)
 {
-	__atomic_store_n(&vq->packed.desc[pos & vq->mask].flags, flags, __ATOMIC_RELEASE);
+	virtq_store_flags_packed(&vq->packed.desc[pos & vq->mask], flags);
 }
 
 /*
@@ -407,11 +387,27 @@ virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *
 	return virtq_add_bufs_packed_common(vq, sg, cookies, n, in, false);
 }
 
+/* In order, one descriptor per buffer: virtq_put_packed() (virtq_burst.h). */
+static __rte_always_inline uint16_t
+virtq_add_bufs_packed_io_dir(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			     uint16_t n, bool in)
+{
+	struct virtq_put p;
+	uint16_t i;
+
+	n = RTE_MIN(n, virtq_put_begin(vq, &p, VIRTQ_LAYOUT_PACKED, in));
+	for (i = 0; i < n && cookies[i] != NULL; i++)
+		virtq_put_packed(&p, sg[i].addr, sg[i].len, cookies[i], in);
+	virtq_put_end(vq, &p, VIRTQ_LAYOUT_PACKED);
+	return i;
+}
+
 uint16_t
 virtq_add_bufs_packed_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
 			 uint16_t n, bool in)
 {
-	return virtq_add_bufs_packed_common(vq, sg, cookies, n, in, true);
+	return in ? virtq_add_bufs_packed_io_dir(vq, sg, cookies, n, true) :
+		    virtq_add_bufs_packed_io_dir(vq, sg, cookies, n, false);
 }
 
 /*
@@ -644,111 +640,49 @@ virtq_used_count_packed(struct virtq *vq)
 	return r < 0 ? 0 : n;
 }
 
-/*
- * In order (VIRTIO_F_IN_ORDER, 2.8.20): the used descriptor at @p pos (wrap
- * @p w, @p inflight published slots not yet used from @p pos on) may carry
- * the id of a later chain, meaning every chain from @p pos to that one
- * inclusive is used (lib/vhost writes one for a batch of transmitted
- * buffers: vhost_shadow_dequeue_batch_packed_inorder, flushed by
- * vhost_flush_dequeue_shadow_packed). Buffer ids are slots of first
- * descriptors, so the id says where the batch ends.
- * @return 1 with *endp = the position after the batch and *lenp = the used
- * len of its last chain; 0 not used yet; -1 bad (queue marked broken).
- */
-static inline int
-virtq_check_used_packed_io(struct virtq *vq, uint16_t pos, bool w, uint16_t inflight,
-			   uint16_t *endp, uint32_t *lenp)
-{
-	const struct virtq_head *h;
-	uint16_t id, dist;
-	uint32_t len;
-	int r = virtq_read_used_packed(vq, pos, w, inflight, &id, &len);
-
-	if (r != 1)
-		return r;
-	/* The chains in flight and published tile [pos, pos + inflight), one
-	 * head each, and only heads in flight have a cookie.
-	 */
-	h = &vq->heads[id];
-	dist = (uint16_t)((id - pos) & vq->mask);
-	if (virtq_check_head_packed(vq, h, h->cookie != NULL && dist < inflight,
-				    (uint32_t)dist + h->ndescs <= inflight, &len) != 0)
-		return -1;
-	*endp = (uint16_t)(pos + dist + h->ndescs);
-	*lenp = len;
-	return 1;
-}
-
+/* In order: virtq_take_packed() (virtq_burst.h). */
 uint16_t
 virtq_get_used_packed_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
-	const uint16_t mask = vq->mask;
-	struct virtq_head *heads = vq->heads;
-	uint16_t pos = vq->last_used;
-	uint16_t end = vq->packed.ord_end;
-	uint32_t end_len = vq->packed.ord_len;
-	bool w = vq->packed.used_wrap;
-	uint16_t freed = 0;
-	uint16_t n;
+	struct virtq_take t;
+	uint16_t n = virtq_take_begin(vq, &t, VIRTQ_LAYOUT_PACKED, max);
+	uint16_t i;
+	uint32_t len;
 
-	for (n = 0; n < max; n++) {
-		struct virtq_head *h;
-		uint32_t len = 0;
-
-		if (pos == end) {
-			uint16_t inflight = (uint16_t)(vq->avail_published - pos);
-
-			if (virtq_check_used_packed_io(vq, pos, w, inflight, &end, &end_len) != 1)
-				break;
-		}
-		h = &heads[pos & mask];
-		if ((uint16_t)(pos + h->ndescs) == end) {
-			len = end_len;
-		} else if (unlikely(h->nin != 0)) {
-			/* Its len would be lost: a device must report each
-			 * device-writable buffer (lib/vhost does, on rx).
-			 */
-			virtq_bad_used(vq, "in-order batch skips a device-writable buffer");
+	for (i = 0; i < n; i++) {
+		if (virtq_take_packed(&t, &cookies[i], &len) != 1)
 			break;
-		}
-		virtq_take_io(h, cookies, lens, n, len, &freed);
-		if ((uint32_t)(pos & mask) + h->ndescs >= vq->params.num)
-			w = !w;
-		pos = (uint16_t)(pos + h->ndescs);
+		if (lens != NULL)
+			lens[i] = len;
 	}
-	vq->last_used = pos;
-	vq->packed.used_wrap = w;
-	vq->packed.ord_end = vq->broken ? pos : end;
-	vq->packed.ord_len = end_len;
-	vq->num_free = (uint16_t)(vq->num_free + freed);
-	return n;
+	virtq_take_end(vq, &t, VIRTQ_LAYOUT_PACKED);
+	return i;
 }
 
 /* As virtq_used_count_packed(), counting the chains a batch reported. */
 uint16_t
 virtq_used_count_packed_io(struct virtq *vq)
 {
-	uint16_t pos = vq->last_used;
-	uint16_t end = vq->packed.ord_end;
-	uint32_t len;
-	bool w = vq->packed.used_wrap;
+	struct virtq_take t;
 	uint16_t n = 0;
 
+	/* A cursor that is never written back: nothing is taken. */
+	virtq_take_begin(vq, &t, VIRTQ_LAYOUT_PACKED, 0);
 	for (;;) {
 		uint16_t nd;
 
-		if (pos == end) {
-			int r = virtq_check_used_packed_io(vq, pos, w,
-							   (uint16_t)(vq->avail_published - pos),
-							   &end, &len);
+		if (t.last == t.end) {
+			int r = virtq_take_batch_packed(&t);
 
 			if (r < 0)
 				return 0;
 			if (r == 0)
 				return n;
 		}
-		nd = vq->heads[pos & vq->mask].ndescs;
-		virtq_advance_packed(vq, &pos, &w, nd);
+		nd = t.heads[t.last & t.mask].ndescs;
+		if ((uint32_t)(t.last & t.mask) + nd >= t.num)
+			t.w = !t.w;
+		t.last = (uint16_t)(t.last + nd);
 		n++;
 	}
 }

@@ -359,6 +359,15 @@ virtq_take_io(struct virtq_head *h, void **cookies, uint32_t *lens, uint16_t n, 
 	*freed = (uint16_t)(*freed + h->ndescs);
 }
 
+/**
+ * @internal
+ * Split, disarmed with event idx: used_event = L - 1 for some earlier last
+ * used L. Once 2^15 past it, move it to last_used - 1 again, so that the
+ * device (at most num <= 2^15 ahead of us) never crosses it (virtq_split.c;
+ * called by virtq_take_end(), once per 2^15 completions).
+ */
+void virtq_used_event_refresh_split(struct virtq *vq);
+
 /** @internal The split-ring operations (virtq_split.c). */
 VIRTQ_LAYOUT_DECLARE(split);
 /** @internal The packed-ring operations (virtq_packed.c). */

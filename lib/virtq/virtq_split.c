@@ -30,6 +30,7 @@
 #include <rte_common.h>
 
 #include "virtq.h"
+#include "virtq_burst.h"
 #include "virtq_private.h"
 #include "virtq_ring.h"
 
@@ -287,55 +288,27 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 	return i;
 }
 
-/*
- * In order, one descriptor per buffer. With only such chains in the ring, a
- * slot of the avail ring always names the same descriptor, lap after lap:
- * the entry is rewritten only when it changes, so its cache line stays
- * clean and the device's reads of it stay in its cache. Likewise flags and
- * next, which only change when the descriptor last served a chain of
- * another kind.
- */
+/* In order, one descriptor per buffer: virtq_put_split() (virtq_burst.h). */
+static __rte_always_inline uint16_t
+virtq_add_bufs_split_io_dir(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
+			    uint16_t n, bool in)
+{
+	struct virtq_put p;
+	uint16_t i;
+
+	n = RTE_MIN(n, virtq_put_begin(vq, &p, VIRTQ_LAYOUT_SPLIT, in));
+	for (i = 0; i < n && cookies[i] != NULL; i++)
+		virtq_put_split(&p, sg[i].addr, sg[i].len, cookies[i], in);
+	virtq_put_end(vq, &p, VIRTQ_LAYOUT_SPLIT);
+	return i;
+}
+
 uint16_t
 virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
 			uint16_t n, bool in)
 {
-	const uint16_t flags = in ? VIRTQ_DESC_F_WRITE : 0;
-	const uint16_t mask = vq->mask;
-	struct virtq_desc *desc = vq->split.desc;
-	uint16_t *ring = vq->split.avail->ring;
-	struct virtq_head *heads = vq->heads;
-	uint16_t head = vq->free_head;
-	uint16_t avail = vq->avail_idx;
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		struct virtq_desc *d = &desc[head];
-		struct virtq_head *h = &heads[head];
-		uint16_t *slot = &ring[avail & mask];
-
-		if (cookies[i] == NULL)
-			break;
-		d->addr = sg[i].addr;
-		d->len = sg[i].len;
-		if (d->flags != flags || d->next != 0) {
-			d->flags = flags;
-			d->next = 0;
-		}
-		h->cookie = cookies[i];
-		h->ndescs = 1;
-		h->nin = in;
-		h->in_len = in ? sg[i].len : 0;
-		if (*slot != head)
-			*slot = head;
-		avail++;
-		head = (uint16_t)((head + 1) & mask);
-		if (!in && (avail & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
-			virtq_publish_split(vq, avail);
-	}
-	vq->free_head = head;
-	vq->avail_idx = avail;
-	vq->num_free = (uint16_t)(vq->num_free - i);
-	return i;
+	return in ? virtq_add_bufs_split_io_dir(vq, sg, cookies, n, true) :
+		    virtq_add_bufs_split_io_dir(vq, sg, cookies, n, false);
 }
 
 bool
@@ -388,27 +361,6 @@ virtq_set_avail_flags_split(struct virtq *vq, uint16_t flags)
 				    __ATOMIC_RELAXED);
 }
 
-/*
- * Used entries the device added since last_used, at most @p bound; -1 if
- * more (the queue is then marked broken with @p reason). Acquire: our
- * load of used idx before our loads of the used entries (or, for a count,
- * before a later virtq_get_used()); pairs with the device's store-release
- * of used idx after writing the entries (lib/vhost
- * flush_shadow_used_ring_split). One load per call.
- */
-static inline int
-virtq_used_pending_split(struct virtq *vq, uint16_t bound, const char *reason)
-{
-	uint16_t pending = (uint16_t)(__atomic_load_n(&vq->split.used->idx, __ATOMIC_ACQUIRE) -
-				      vq->last_used); /* modulo 2^16 */
-
-	if (pending > bound) {
-		virtq_bad_used(vq, reason);
-		return -1;
-	}
-	return pending;
-}
-
 uint16_t
 virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
@@ -451,77 +403,44 @@ virtq_get_used_split(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t 
 		vq->last_used++;
 	}
 
-	/*
-	 * Disarmed with event idx: used_event = L - 1 for some earlier last used
-	 * L. Once we are 2^15 past it, move it to last_used - 1 again, so the
-	 * device (at most num <= 2^15 ahead of us) never crosses it. The store
-	 * needs no barrier: the device can only complete buffers we publish
-	 * later with a release store of avail idx, which orders this store
-	 * before them. Rare: once per 2^15 completions.
-	 */
+	/* Disarmed with event idx: keep used_event out of the device's reach. */
 	if (vq->params.event_idx && !vq->intr_enabled && !vq->broken &&
 	    (uint16_t)(vq->last_used - vq->used_event) >= 0x8000)
-		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
+		virtq_used_event_refresh_split(vq);
 	return n;
 }
 
 /*
- * In order: the used entries come in the order the chains were made
- * available, so the next one belongs to the chain at ord_head. Its entry is
- * read only when its len matters (device-writable buffers: rx), and then its
- * id must be ord_head; for device-readable chains (tx) the used idx alone
- * says how many completed, and the entries' cache lines are not touched.
+ * Disarmed with event idx: used_event = L - 1 for some earlier last used L.
+ * Once we are 2^15 past it, move it to last_used - 1 again, so the device
+ * (at most num <= 2^15 ahead of us) never crosses it. The store needs no
+ * barrier: the device can only complete buffers we publish later with a
+ * release store of avail idx, which orders this store before them. Rare:
+ * once per 2^15 completions.
  */
+void
+virtq_used_event_refresh_split(struct virtq *vq)
+{
+	virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
+}
+
+/* In order: virtq_take_split() (virtq_burst.h). */
 uint16_t
 virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
 {
-	const uint16_t mask = vq->mask;
-	const struct virtq_used_elem *ring = vq->split.used->ring;
-	struct virtq_head *heads = vq->heads;
-	uint16_t last = vq->last_used;
-	uint16_t head = vq->split.ord_head;
-	uint16_t freed = 0;
-	uint16_t pending;
-	uint16_t n;
-	/* At most the entries in flight: published, not yet used. */
-	int used = virtq_used_pending_split(vq, (uint16_t)(vq->avail_published - last),
-					    "used idx moved past the published buffers");
+	struct virtq_take t;
+	uint16_t n = virtq_take_begin(vq, &t, VIRTQ_LAYOUT_SPLIT, max);
+	uint16_t i;
+	uint32_t len;
 
-	if (used < 0)
-		return 0;
-	pending = RTE_MIN((uint16_t)used, max);
-
-	for (n = 0; n < pending; n++) {
-		struct virtq_head *h = &heads[head];
-		uint32_t len = 0;
-
-		if (h->nin != 0) {
-			const struct virtq_used_elem *e = &ring[last & mask];
-			uint32_t id = __atomic_load_n(&e->id, __ATOMIC_RELAXED);
-
-			len = __atomic_load_n(&e->len, __ATOMIC_RELAXED);
-			if (unlikely(id != head)) {
-				virtq_bad_used(vq, "used id out of order");
-				break;
-			}
-			if (unlikely(len > h->in_len)) {
-				virtq_bad_used(vq, "used len exceeds the writable length");
-				break;
-			}
-		}
-		virtq_take_io(h, cookies, lens, n, len, &freed);
-		head = (uint16_t)((head + h->ndescs) & mask);
-		last++;
+	for (i = 0; i < n; i++) {
+		if (!virtq_take_split(&t, &cookies[i], &len))
+			break;
+		if (lens != NULL)
+			lens[i] = len;
 	}
-	vq->last_used = last;
-	vq->split.ord_head = head;
-	vq->num_free = (uint16_t)(vq->num_free + freed);
-
-	/* As in virtq_get_used_split(): keep a disarmed used_event out of reach. */
-	if (vq->params.event_idx && !vq->intr_enabled && !vq->broken &&
-	    (uint16_t)(vq->last_used - vq->used_event) >= 0x8000)
-		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
-	return n;
+	virtq_take_end(vq, &t, VIRTQ_LAYOUT_SPLIT);
+	return i;
 }
 
 uint16_t

@@ -31,9 +31,75 @@
 #include "vnapi_rxtx_avx2.h"
 #endif
 #include "vnapi_transport.h"
+#include "virtq_burst.h"
 
 /* Refill the rx ring once at least this many descriptors are free. */
 #define VNAPI_RX_REFILL_THRESH 32
+
+/*
+ * The ring code a burst function is built for, a compile-time constant:
+ * lib/virtq's API (any layout, in order or not), or its in-order hot paths
+ * inlined for one layout (virtq_burst.h). vnapi_rxtx_select() picks the
+ * in-order ones when IN_ORDER is negotiated; a burst still checks the queue
+ * (vnapi_ring_ok()): a back end met later may have negotiated otherwise.
+ */
+enum vnapi_ring {
+	VNAPI_RING_ANY,
+	VNAPI_RING_SPLIT_IO,
+	VNAPI_RING_PACKED_IO,
+};
+
+static __rte_always_inline enum virtq_layout
+vnapi_ring_layout(enum vnapi_ring ring)
+{
+	return ring == VNAPI_RING_PACKED_IO ? VIRTQ_LAYOUT_PACKED : VIRTQ_LAYOUT_SPLIT;
+}
+
+/* The queue is what a burst built for @p ring expects. */
+static __rte_always_inline bool
+vnapi_ring_ok(const struct virtq *vq, enum vnapi_ring ring)
+{
+	const struct virtq_params *vp = virtq_params(vq);
+
+	return ring == VNAPI_RING_ANY ||
+	       (vp->in_order && vp->layout == vnapi_ring_layout(ring));
+}
+
+/* virtq_get_used(), inline for an in-order ring. */
+static __rte_always_inline uint16_t
+vnapi_vq_get_used(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max,
+		  enum vnapi_ring ring)
+{
+	const enum virtq_layout layout = vnapi_ring_layout(ring);
+	struct virtq_take t;
+	uint16_t n, i;
+
+	if (ring == VNAPI_RING_ANY)
+		return virtq_get_used(vq, cookies, lens, max);
+	n = virtq_take_begin(vq, &t, layout, max);
+	for (i = 0; i < n; i++) {
+		uint32_t len;
+
+		if (layout == VIRTQ_LAYOUT_SPLIT ? !virtq_take_split(&t, &cookies[i], &len) :
+		    virtq_take_packed(&t, &cookies[i], &len) != 1)
+			break;
+		if (lens != NULL)
+			lens[i] = len;
+	}
+	virtq_take_end(vq, &t, layout);
+	return i;
+}
+
+/* One single-descriptor buffer through an open cursor (virtq_burst.h). */
+static __rte_always_inline void
+vnapi_vq_put(struct virtq_put *p, uint64_t addr, uint32_t len, void *cookie, bool in,
+	     enum vnapi_ring ring)
+{
+	if (ring == VNAPI_RING_PACKED_IO)
+		virtq_put_packed(p, addr, len, cookie, in);
+	else
+		virtq_put_split(p, addr, len, cookie, in);
+}
 
 /*
  * Notify the device through this process's transport (kick eventfd, or the
@@ -98,6 +164,41 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 	return added;
 }
 
+/*
+ * vnapi_rxq_refill() on an in-order ring: the mbufs go straight into the
+ * descriptors (virtq_put_split() / virtq_put_packed()).
+ */
+static __rte_always_inline void
+vnapi_rxq_refill_io(struct vnapi_rxq *rxq, enum vnapi_ring ring)
+{
+	const enum virtq_layout layout = vnapi_ring_layout(ring);
+	const uint16_t hdr_size = rxq->hdr_size;
+	struct rte_mbuf *mbufs[VNAPI_BURST_MAX];
+	struct virtq_put p;
+	uint16_t room = virtq_put_begin(rxq->vq, &p, layout, true);
+
+	while (room > 0) {
+		uint16_t n = RTE_MIN(room, (uint16_t)VNAPI_BURST_MAX);
+		uint16_t i;
+
+		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mbufs, n) != 0)) {
+			rxq->stats.nombuf += n;
+			rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = mbufs[i];
+
+			vnapi_vq_put(&p, (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr_size,
+				     m->buf_len - RTE_PKTMBUF_HEADROOM + hdr_size, m, true, ring);
+		}
+		room -= n;
+	}
+	virtq_put_end(rxq->vq, &p, layout);
+	if (p.added > 0 && virtq_kick_prepare_inline(rxq->vq))
+		vnapi_notify(rxq->port_id, rxq->vring, &rxq->stats);
+}
+
 /* Software packet types (rte_eth_dev_set_ptypes() may turn this off). */
 static inline void
 vnapi_rx_parse_ptypes(struct rte_mbuf **pkts, uint16_t n)
@@ -139,40 +240,75 @@ vnapi_rx_avx2_usable(const struct vnapi_hw *hw, const char **why)
 #endif
 }
 
+/*
+ * The rx paths: buffer layout x scalar or AVX2, each in three ring codes
+ * (NAME through lib/virtq's API, NAME_split and NAME_packed inline for an
+ * in-order ring).
+ */
+struct vnapi_rx_path {
+	eth_rx_burst_t any, split, packed;
+	bool mrg, vec;
+	const char *what;
+};
+
+static const struct vnapi_rx_path vnapi_rx_paths[] = {
+	{ vnapi_recv_pkts_mrg, vnapi_recv_pkts_mrg_split, vnapi_recv_pkts_mrg_packed,
+	  true, false, "Scalar, mergeable buffers" },
+	{ vnapi_recv_pkts, vnapi_recv_pkts_split, vnapi_recv_pkts_packed,
+	  false, false, "Scalar, one buffer per packet" },
+#ifdef VNAPI_RX_AVX2
+	{ vnapi_recv_pkts_mrg_avx2, vnapi_recv_pkts_mrg_avx2_split,
+	  vnapi_recv_pkts_mrg_avx2_packed, true, true, "Vector AVX2, mergeable buffers" },
+	{ vnapi_recv_pkts_avx2, vnapi_recv_pkts_avx2_split, vnapi_recv_pkts_avx2_packed,
+	  false, true, "Vector AVX2, one buffer per packet" },
+#endif
+};
+
+/* The ring code's words in a burst mode. */
+static const char *
+vnapi_ring_what(eth_rx_burst_t f, const struct vnapi_rx_path *rp)
+{
+	if (f == rp->split)
+		return ", split ring in order";
+	if (f == rp->packed)
+		return ", packed ring in order";
+	return "";
+}
+
 /* rte_eth_rx_burst_mode_get(): the rx path vnapi_rxtx_select() chose. */
 int
 vnapi_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 			struct rte_eth_burst_mode *mode)
 {
 	const eth_rx_burst_t f = dev->rx_pkt_burst;
-	const char *what;
+	unsigned int i;
 
 	RTE_SET_USED(queue_id);
-	if (f == vnapi_recv_pkts_mrg)
-		what = "Scalar, mergeable buffers";
-	else if (f == vnapi_recv_pkts)
-		what = "Scalar, one buffer per packet";
-#ifdef VNAPI_RX_AVX2
-	else if (f == vnapi_recv_pkts_mrg_avx2)
-		what = "Vector AVX2, mergeable buffers";
-	else if (f == vnapi_recv_pkts_avx2)
-		what = "Vector AVX2, one buffer per packet";
-#endif
-	else
-		return -EINVAL; /* not started, or a secondary process */
-	snprintf(mode->info, sizeof(mode->info), "%s", what);
-	return 0;
+	for (i = 0; i < RTE_DIM(vnapi_rx_paths); i++) {
+		const struct vnapi_rx_path *rp = &vnapi_rx_paths[i];
+
+		if (f == rp->any || f == rp->split || f == rp->packed) {
+			snprintf(mode->info, sizeof(mode->info), "%s%s", rp->what,
+				 vnapi_ring_what(f, rp));
+			return 0;
+		}
+	}
+	return -EINVAL; /* not started, or a secondary process */
 }
 
-/* rte_eth_tx_burst_mode_get(): one tx path. */
+/* rte_eth_tx_burst_mode_get(): one tx path, in its three ring codes. */
 int
 vnapi_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 			struct rte_eth_burst_mode *mode)
 {
+	const eth_tx_burst_t f = dev->tx_pkt_burst;
+
 	RTE_SET_USED(queue_id);
-	if (dev->tx_pkt_burst != vnapi_xmit_pkts)
+	if (f != vnapi_xmit_pkts && f != vnapi_xmit_pkts_split && f != vnapi_xmit_pkts_packed)
 		return -EINVAL;
-	snprintf(mode->info, sizeof(mode->info), "Scalar");
+	snprintf(mode->info, sizeof(mode->info), "Scalar%s",
+		 f == vnapi_xmit_pkts_split ? ", split ring in order" :
+		 f == vnapi_xmit_pkts_packed ? ", packed ring in order" : "");
 	return 0;
 }
 
@@ -181,8 +317,14 @@ void
 vnapi_rxtx_select(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	const char *ring = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED ? "packed" : "split";
+	const bool packed = vnapi_layout(hw) == VIRTQ_LAYOUT_PACKED;
+	const bool in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
+	const bool mrg = vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF);
+	const char *ring = in_order ? (packed ? "packed ring in order" : "split ring in order") :
+				      (packed ? "packed ring" : "split ring");
+	const struct vnapi_rx_path *rp = NULL;
 	const char *why;
+	unsigned int i;
 	bool vec;
 
 	/*
@@ -198,41 +340,36 @@ vnapi_rxtx_select(struct rte_eth_dev *dev)
 		return;
 	}
 	vec = vnapi_rx_avx2_usable(hw, &why);
-	if (vnapi_has_feature(hw, VIRTIO_NET_F_MRG_RXBUF)) {
-		dev->rx_pkt_burst = vnapi_recv_pkts_mrg;
-#ifdef VNAPI_RX_AVX2
-		if (vec)
-			dev->rx_pkt_burst = vnapi_recv_pkts_mrg_avx2;
-#endif
-		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, mergeable buffers, %s (%s)",
-			       dev->data->name, ring, vec ? "AVX2" : "scalar", why);
-	} else {
-		dev->rx_pkt_burst = vnapi_recv_pkts;
-#ifdef VNAPI_RX_AVX2
-		if (vec)
-			dev->rx_pkt_burst = vnapi_recv_pkts_avx2;
-#endif
-		VNAPI_INIT_LOG(INFO, "%s: rx path: %s ring, one buffer per packet, %s (%s)",
-			       dev->data->name, ring, vec ? "AVX2" : "scalar", why);
-	}
-	dev->tx_pkt_burst = vnapi_xmit_pkts;
+	for (i = 0; i < RTE_DIM(vnapi_rx_paths); i++)
+		if (vnapi_rx_paths[i].mrg == mrg && vnapi_rx_paths[i].vec == vec)
+			rp = &vnapi_rx_paths[i];
+	/* (vec is true only where the AVX2 paths are built) */
+	RTE_VERIFY(rp != NULL);
+	/* The ring code is the one negotiated now; a burst checks it again
+	 * (vnapi_ring_ok()): a back end met later may negotiate otherwise. */
+	dev->rx_pkt_burst = !in_order ? rp->any : packed ? rp->packed : rp->split;
+	VNAPI_INIT_LOG(INFO, "%s: rx path: %s, %s, %s (%s)", dev->data->name, ring,
+		       mrg ? "mergeable buffers" : "one buffer per packet",
+		       vec ? "AVX2" : "scalar", why);
+	dev->tx_pkt_burst = !in_order ? vnapi_xmit_pkts :
+			    packed ? vnapi_xmit_pkts_packed : vnapi_xmit_pkts_split;
 	dev->tx_pkt_prepare = vnapi_xmit_pkts_prepare;
 	if (vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC))
-		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets in indirect tables of up to %u descriptors",
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s, header in headroom, multi-segment packets in indirect tables of up to %u descriptors",
 			       dev->data->name, ring, VNAPI_TX_MAX_SEGS + 1);
 	else
-		VNAPI_INIT_LOG(INFO, "%s: tx path: %s ring, header in headroom, multi-segment packets as descriptor chains",
+		VNAPI_INIT_LOG(INFO, "%s: tx path: %s, header in headroom, multi-segment packets as descriptor chains",
 			       dev->data->name, ring);
 }
 
 /* Per burst, never per packet: refill, and the rare per-queue extras. */
-static inline void
+static __rte_always_inline void
 vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx,
-		uint64_t bytes)
+		uint64_t bytes, enum vnapi_ring ring)
 {
 	rxq->stats.packets += nb_rx;
 	rxq->stats.bytes += bytes;
-	if (unlikely(nb_rx == 0) && virtq_is_broken(rxq->vq) && !rxq->broken_reported) {
+	if (unlikely(nb_rx == 0) && virtq_is_broken_inline(rxq->vq) && !rxq->broken_reported) {
 		rxq->broken_reported = true;
 		vnapi_link_queue_broken(rxq->port_id, "rx", rxq->queue_id, rxq->vq);
 	}
@@ -240,8 +377,12 @@ vnapi_rx_finish(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_rx
 		vnapi_rx_parse_ptypes(rx_pkts, nb_rx);
 	if (unlikely(rxq->rx_window != VNAPI_RXW_NONE))
 		vnapi_rx_window_account(rxq, nb_rx);
-	if (virtq_num_free(rxq->vq) >= VNAPI_RX_REFILL_THRESH)
-		vnapi_rxq_refill(rxq);
+	if (virtq_num_free_inline(rxq->vq) >= VNAPI_RX_REFILL_THRESH) {
+		if (ring == VNAPI_RING_ANY)
+			vnapi_rxq_refill(rxq);
+		else
+			vnapi_rxq_refill_io(rxq, ring);
+	}
 }
 
 /*
@@ -430,23 +571,21 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 }
 
 /*
- * The rx burst of both buffer layouts, scalar or with the AVX2 prefix
- * (@p mrg and @p vec constants: one copy each).
+ * The rx burst of both buffer layouts, scalar or with the AVX2 prefix, for
+ * one ring code (@p mrg, @p vec and @p ring constants: one copy each), the
+ * gate entered.
  */
 static __rte_always_inline uint16_t
-vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bool mrg,
-		 bool vec)
+vnapi_rx_body(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bool mrg,
+	      bool vec, enum vnapi_ring ring)
 {
-	struct vnapi_rxq *rxq = rx_queue;
 	void *cookies[VNAPI_BURST_MAX];
 	uint32_t lens[VNAPI_BURST_MAX];
 	uint16_t n, nb_rx, i, done = 0;
 	uint64_t bytes = 0;
 
-	if (unlikely(!vnapi_gate_enter(&rxq->gate)))
-		return 0; /* no back end serves the ring */
-
-	n = virtq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX));
+	n = vnapi_vq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX),
+			      ring);
 	/* The headers the device wrote: one cache line each, fetch them ahead. */
 	if (mrg)
 		for (i = 0; i < n; i++)
@@ -465,35 +604,59 @@ vnapi_recv_burst(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts, bo
 		nb_rx = vnapi_rx_single(rxq, &cookies[done], &lens[done], n - done,
 					&rx_pkts[done], &bytes);
 	nb_rx += done;
-	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes);
-	vnapi_gate_leave(&rxq->gate);
+	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes, ring);
 	return nb_rx;
 }
 
-uint16_t
-vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
-{
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false, false);
+/*
+ * One rx path (buffer layout, scalar or AVX2) in its three ring codes: NAME
+ * through lib/virtq's API, NAME_split and NAME_packed with the in-order
+ * ring inline, falling back to NAME's body when the queue is not what they
+ * expect.
+ */
+#define VNAPI_RX_PATH(name, mrg, vec)                                                     \
+static __rte_noinline uint16_t                                                            \
+name##_any(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)             \
+{                                                                                         \
+	return vnapi_rx_body(rxq, rx_pkts, nb_pkts, mrg, vec, VNAPI_RING_ANY);            \
+}                                                                                         \
+static __rte_always_inline uint16_t                                                       \
+name##_ring(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts,                   \
+	    enum vnapi_ring ring)                                                         \
+{                                                                                         \
+	struct vnapi_rxq *rxq = rx_queue;                                                 \
+	uint16_t nb_rx;                                                                   \
+                                                                                          \
+	if (unlikely(!vnapi_gate_enter(&rxq->gate)))                                      \
+		return 0; /* no back end serves the ring */                               \
+	if (ring != VNAPI_RING_ANY && likely(vnapi_ring_ok(rxq->vq, ring)))               \
+		nb_rx = vnapi_rx_body(rxq, rx_pkts, nb_pkts, mrg, vec, ring);             \
+	else                                                                              \
+		nb_rx = name##_any(rxq, rx_pkts, nb_pkts);                                \
+	vnapi_gate_leave(&rxq->gate);                                                     \
+	return nb_rx;                                                                     \
+}                                                                                         \
+uint16_t                                                                                  \
+name(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)                          \
+{                                                                                         \
+	return name##_ring(rx_queue, rx_pkts, nb_pkts, VNAPI_RING_ANY);                   \
+}                                                                                         \
+uint16_t                                                                                  \
+name##_split(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)                  \
+{                                                                                         \
+	return name##_ring(rx_queue, rx_pkts, nb_pkts, VNAPI_RING_SPLIT_IO);              \
+}                                                                                         \
+uint16_t                                                                                  \
+name##_packed(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)                 \
+{                                                                                         \
+	return name##_ring(rx_queue, rx_pkts, nb_pkts, VNAPI_RING_PACKED_IO);             \
 }
 
-uint16_t
-vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
-{
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true, false);
-}
-
+VNAPI_RX_PATH(vnapi_recv_pkts, false, false)
+VNAPI_RX_PATH(vnapi_recv_pkts_mrg, true, false)
 #ifdef VNAPI_RX_AVX2
-uint16_t
-vnapi_recv_pkts_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
-{
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, false, true);
-}
-
-uint16_t
-vnapi_recv_pkts_mrg_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)
-{
-	return vnapi_recv_burst(rx_queue, rx_pkts, nb_pkts, true, true);
-}
+VNAPI_RX_PATH(vnapi_recv_pkts_avx2, false, true)
+VNAPI_RX_PATH(vnapi_recv_pkts_mrg_avx2, true, true)
 #endif
 
 /* A chain's cookie: the mbuf, or a header slot tagged with this bit. */
@@ -581,21 +744,27 @@ vnapi_tx_free_cookies(struct vnapi_txq *txq, void **cookies, uint16_t n)
 }
 
 /* Take back what the device finished sending: up to @p max packets. */
-static inline uint32_t
-vnapi_tx_reclaim_max(struct vnapi_txq *txq, uint32_t max)
+static __rte_always_inline uint32_t
+vnapi_tx_reclaim_ring(struct vnapi_txq *txq, uint32_t max, enum vnapi_ring ring)
 {
 	void *done[VNAPI_BURST_MAX];
 	uint32_t total = 0;
 	uint16_t n;
 
 	do {
-		n = virtq_get_used(txq->vq, done, NULL,
-				   (uint16_t)RTE_MIN(max - total, (uint32_t)VNAPI_BURST_MAX));
+		n = vnapi_vq_get_used(txq->vq, done, NULL,
+				      (uint16_t)RTE_MIN(max - total, (uint32_t)VNAPI_BURST_MAX), ring);
 		if (n > 0)
 			vnapi_tx_free_cookies(txq, done, n);
 		total += n;
 	} while (n == VNAPI_BURST_MAX && total < max);
 	return total;
+}
+
+static inline uint32_t
+vnapi_tx_reclaim_max(struct vnapi_txq *txq, uint32_t max)
+{
+	return vnapi_tx_reclaim_ring(txq, max, VNAPI_RING_ANY);
 }
 
 static inline void
@@ -739,29 +908,126 @@ vnapi_xmit_pkts_prepare(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_p
 	return nb_pkts;
 }
 
-/*
- * Transmit. The virtio-net header is written into the mbuf's headroom when
- * we own the mbuf alone, so one descriptor carries header and data; runs of
- * such packets are added in one batch. A packet with no offload request
- * gets the all-zero header (read first, written only if not zero yet); one
- * with a request gets its fields (vnapi_net_hdr_encode()). Other packets
- * get a chain (see vnapi_tx_add_chain()).
- */
-uint16_t
-vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+/* The header of a one-descriptor packet, in its headroom. */
+static __rte_always_inline char *
+vnapi_tx_simple_hdr(const struct vnapi_txq *txq, struct rte_mbuf *m, uint16_t hdr_size)
 {
-	struct vnapi_txq *txq = tx_queue;
+	char *hdr = rte_pktmbuf_mtod(m, char *) - hdr_size;
+
+	if (likely((m->ol_flags & VNAPI_TX_OL_MASK) == 0))
+		vnapi_tx_zero_hdr(hdr, hdr_size);
+	else
+		vnapi_net_hdr_encode((struct vnapi_net_hdr *)hdr, hdr_size, m, txq->ol);
+	return hdr;
+}
+
+/*
+ * A run of one-descriptor packets (vnapi_tx_simple()) from @p pkts, at
+ * most @p n, through lib/virtq's API: batches of add_batch (the publish
+ * group). When the ring is full, completed buffers are taken back once.
+ * @return the packets added; *full when the ring stopped the run.
+ */
+static uint16_t
+vnapi_tx_run_any(struct vnapi_txq *txq, struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes,
+		 bool *full)
+{
 	struct virtq_sg sg[VNAPI_BURST_MAX];
 	const uint16_t hdr_size = txq->hdr_size;
 	const uint16_t add_batch = txq->add_batch;
+	uint16_t nb = 0;
+
+	while (nb < n) {
+		uint64_t run_bytes = 0;
+		uint16_t k = 0, done, i;
+
+		while (nb + k < n && k < add_batch && vnapi_tx_simple(pkts[nb + k], hdr_size)) {
+			struct rte_mbuf *r = pkts[nb + k];
+
+			sg[k].addr = (uintptr_t)vnapi_tx_simple_hdr(txq, r, hdr_size);
+			sg[k].len = r->data_len + hdr_size;
+			run_bytes += r->pkt_len;
+			k++;
+		}
+		if (k == 0)
+			break;
+		done = virtq_add_outbufs(txq->vq, sg, (void *const *)&pkts[nb], k);
+		if (unlikely(done < k)) {
+			vnapi_tx_reclaim_max(txq, UINT32_MAX);
+			done += virtq_add_outbufs(txq->vq, &sg[done], (void *const *)&pkts[nb + done],
+						  k - done);
+		}
+		*bytes += run_bytes;
+		if (unlikely(done < k)) {
+			/* The ring is full: the rest of the run stays the caller's. */
+			for (i = done; i < k; i++)
+				*bytes -= pkts[nb + i]->pkt_len;
+			*full = true;
+			return nb + done;
+		}
+		nb += done;
+	}
+	return nb;
+}
+
+/*
+ * The same on an in-order ring: each packet straight into its descriptor
+ * (virtq_put_split() / virtq_put_packed()), published in groups as it goes.
+ */
+static __rte_always_inline uint16_t
+vnapi_tx_run_io(struct vnapi_txq *txq, struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes,
+		bool *full, enum vnapi_ring ring)
+{
+	const enum virtq_layout layout = vnapi_ring_layout(ring);
+	const uint16_t hdr_size = txq->hdr_size;
+	struct virtq_put p;
+	uint16_t lim = virtq_put_begin(txq->vq, &p, layout, false);
+	uint16_t nb = 0;
+	bool retried = false;
+
+	for (;;) {
+		lim = RTE_MIN(n, lim);
+		for (; nb < lim; nb++) {
+			struct rte_mbuf *r = pkts[nb];
+
+			if (!vnapi_tx_simple(r, hdr_size))
+				goto out;
+			vnapi_vq_put(&p, (uintptr_t)vnapi_tx_simple_hdr(txq, r, hdr_size),
+				     r->data_len + hdr_size, r, false, ring);
+			*bytes += r->pkt_len;
+		}
+		if (nb == n || !vnapi_tx_simple(pkts[nb], hdr_size))
+			break;
+		/* The ring is full: close the cursor (reclaiming reads the
+		 * published index), take back completed buffers once. */
+		virtq_put_end(txq->vq, &p, layout);
+		if (retried || vnapi_tx_reclaim_ring(txq, UINT32_MAX, ring) == 0) {
+			*full = true;
+			return nb;
+		}
+		retried = true;
+		lim = nb + virtq_put_begin(txq->vq, &p, layout, false);
+	}
+out:
+	virtq_put_end(txq->vq, &p, layout);
+	return nb;
+}
+
+/*
+ * Transmit. The virtio-net header is written into the mbuf's headroom when
+ * we own the mbuf alone, so one descriptor carries header and data; runs of
+ * such packets go in together (vnapi_tx_run_any() / vnapi_tx_run_io()). A
+ * packet with no offload request gets the all-zero header (read first,
+ * written only if not zero yet); one with a request gets its fields
+ * (vnapi_net_hdr_encode()). Other packets get a chain (see
+ * vnapi_tx_add_chain()).
+ */
+static __rte_always_inline uint16_t
+vnapi_xmit_body(struct vnapi_txq *txq, struct rte_mbuf **tx_pkts, uint16_t nb_pkts,
+		enum vnapi_ring ring)
+{
+	const uint16_t hdr_size = txq->hdr_size;
 	uint16_t nb_tx = 0, dropped = 0;
 	uint64_t bytes = 0;
-
-	if (unlikely(!vnapi_gate_enter(&txq->gate))) {
-		/* No back end serves the ring: refused, the caller keeps them. */
-		txq->stats.refused += nb_pkts;
-		return 0;
-	}
 
 	/*
 	 * Take back completed buffers when fewer than tx_free_thresh
@@ -769,50 +1035,26 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 	 * few in flight: mbufs recycled soon stay hot in the caches, which
 	 * outweighs reading the back end's cache line on every burst.
 	 */
-	if (virtq_num_free(txq->vq) < RTE_MAX(txq->free_thresh, nb_pkts))
-		vnapi_tx_reclaim(txq);
+	if (virtq_num_free_inline(txq->vq) < RTE_MAX(txq->free_thresh, nb_pkts))
+		vnapi_tx_reclaim_ring(txq, UINT32_MAX, ring);
 	while (nb_tx < nb_pkts) {
 		struct rte_mbuf *m = tx_pkts[nb_tx];
-		uint64_t run_bytes = 0;
-		uint16_t n = 0, done, i;
 
-		/* A run of one-descriptor packets, added as one batch. */
-		while (nb_tx + n < nb_pkts && n < add_batch &&
-		       vnapi_tx_simple(tx_pkts[nb_tx + n], hdr_size)) {
-			struct rte_mbuf *r = tx_pkts[nb_tx + n];
-			char *hdr = rte_pktmbuf_mtod(r, char *) - hdr_size;
+		if (vnapi_tx_simple(m, hdr_size)) {
+			bool full = false;
 
-			if (likely((r->ol_flags & VNAPI_TX_OL_MASK) == 0))
-				vnapi_tx_zero_hdr(hdr, hdr_size);
+			if (ring == VNAPI_RING_ANY)
+				nb_tx += vnapi_tx_run_any(txq, &tx_pkts[nb_tx], nb_pkts - nb_tx,
+							  &bytes, &full);
 			else
-				vnapi_net_hdr_encode((struct vnapi_net_hdr *)hdr, hdr_size, r,
-						     txq->ol);
-			sg[n].addr = (uintptr_t)hdr;
-			sg[n].len = r->data_len + hdr_size;
-			run_bytes += r->pkt_len;
-			n++;
-		}
-		if (n > 0) {
-			done = virtq_add_outbufs(txq->vq, sg, (void *const *)&tx_pkts[nb_tx], n);
-			if (unlikely(done < n)) {
-				vnapi_tx_reclaim(txq);
-				done += virtq_add_outbufs(txq->vq, &sg[done],
-							  (void *const *)&tx_pkts[nb_tx + done],
-							  n - done);
-			}
-			bytes += run_bytes;
-			if (unlikely(done < n)) {
-				/* The ring is full: the rest of the run stays the caller's. */
-				for (i = done; i < n; i++)
-					bytes -= tx_pkts[nb_tx + i]->pkt_len;
-				nb_tx += done;
+				nb_tx += vnapi_tx_run_io(txq, &tx_pkts[nb_tx], nb_pkts - nb_tx,
+							 &bytes, &full, ring);
+			if (unlikely(full)) {
 				txq->stats.full++;
 				break;
 			}
-			nb_tx += done;
 			continue;
 		}
-
 		if (unlikely(m->nb_segs > VNAPI_TX_MAX_SEGS || m->nb_segs >= txq->nb_desc)) {
 			/* Can never fit: consumed and counted as an error, as
 			 * other PMDs do. */
@@ -831,17 +1073,61 @@ vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
 		bytes += m->pkt_len;
 		nb_tx++;
 	}
-	if (unlikely(nb_tx == 0) && virtq_is_broken(txq->vq) && !txq->broken_reported) {
+	if (unlikely(nb_tx == 0) && virtq_is_broken_inline(txq->vq) && !txq->broken_reported) {
 		txq->broken_reported = true;
 		vnapi_link_queue_broken(txq->port_id, "tx", txq->queue_id, txq->vq);
 	}
 	txq->stats.packets += nb_tx - dropped;
 	txq->stats.errors += dropped;
 	txq->stats.bytes += bytes;
-	if (virtq_kick_prepare(txq->vq))
+	if (virtq_kick_prepare_inline(txq->vq))
 		vnapi_notify(txq->port_id, txq->vring, &txq->stats);
+	return nb_tx;
+}
+
+static __rte_noinline uint16_t
+vnapi_xmit_any(struct vnapi_txq *txq, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_xmit_body(txq, tx_pkts, nb_pkts, VNAPI_RING_ANY);
+}
+
+/* The tx burst of one ring code, the gate entered around it. */
+static __rte_always_inline uint16_t
+vnapi_xmit_ring(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts,
+		enum vnapi_ring ring)
+{
+	struct vnapi_txq *txq = tx_queue;
+	uint16_t nb_tx;
+
+	if (unlikely(!vnapi_gate_enter(&txq->gate))) {
+		/* No back end serves the ring: refused, the caller keeps them. */
+		txq->stats.refused += nb_pkts;
+		return 0;
+	}
+	if (ring != VNAPI_RING_ANY && likely(vnapi_ring_ok(txq->vq, ring)))
+		nb_tx = vnapi_xmit_body(txq, tx_pkts, nb_pkts, ring);
+	else
+		nb_tx = vnapi_xmit_any(txq, tx_pkts, nb_pkts);
 	vnapi_gate_leave(&txq->gate);
 	return nb_tx;
+}
+
+uint16_t
+vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_xmit_ring(tx_queue, tx_pkts, nb_pkts, VNAPI_RING_ANY);
+}
+
+uint16_t
+vnapi_xmit_pkts_split(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_xmit_ring(tx_queue, tx_pkts, nb_pkts, VNAPI_RING_SPLIT_IO);
+}
+
+uint16_t
+vnapi_xmit_pkts_packed(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts)
+{
+	return vnapi_xmit_ring(tx_queue, tx_pkts, nb_pkts, VNAPI_RING_PACKED_IO);
 }
 
 /* Queue stopped: free every buffer the ring still holds. */

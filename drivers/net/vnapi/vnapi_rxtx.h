@@ -29,9 +29,20 @@
  * them; called at start (and by a secondary process at probe). */
 void vnapi_rxtx_select(struct rte_eth_dev *dev);
 
+/*
+ * The bursts. NAME works on any ring through lib/virtq's API; NAME_split and
+ * NAME_packed inline lib/virtq's in-order code for one layout
+ * (virtq_burst.h) and fall back to NAME's code on any other queue.
+ */
 uint16_t vnapi_recv_pkts(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_split(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_packed(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_recv_pkts_mrg(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg_split(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg_packed(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_xmit_pkts(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_xmit_pkts_split(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_xmit_pkts_packed(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
 uint16_t vnapi_xmit_pkts_prepare(void *tx_queue, struct rte_mbuf **tx_pkts, uint16_t nb_pkts);
 int vnapi_tx_done_cleanup(void *tx_queue, uint32_t free_cnt);
 
@@ -63,7 +74,15 @@ int vnapi_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t queue_id,
 #ifdef VNAPI_RX_AVX2
 /* The rx bursts with the AVX2 part (vnapi_rxtx_avx2.h). */
 uint16_t vnapi_recv_pkts_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_avx2_split(void *rx_queue, struct rte_mbuf **rx_pkts,
+				    uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_avx2_packed(void *rx_queue, struct rte_mbuf **rx_pkts,
+				     uint16_t nb_pkts);
 uint16_t vnapi_recv_pkts_mrg_avx2(void *rx_queue, struct rte_mbuf **rx_pkts, uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg_avx2_split(void *rx_queue, struct rte_mbuf **rx_pkts,
+					uint16_t nb_pkts);
+uint16_t vnapi_recv_pkts_mrg_avx2_packed(void *rx_queue, struct rte_mbuf **rx_pkts,
+					 uint16_t nb_pkts);
 #endif
 
 /** Post fresh mbufs to every free rx descriptor. @return how many. */
