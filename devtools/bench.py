@@ -68,6 +68,7 @@ import time
 
 from vnapitools import harness as h  # noqa: E402
 from vnapitools import perfdoc  # noqa: E402
+from vnapitools import runs  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -886,14 +887,8 @@ def paired_cells():
 
 def bootstrap_median(ratios, level=0.95, n=P_BOOTSTRAP, seed=P_SEED):
     """(median, low, high): the median of the ratios and its percentile bootstrap interval at
-    `level` (n resamples with replacement, a fixed seed)."""
-    import random
-    rng = random.Random(seed)
-    k = len(ratios)
-    meds = sorted(statistics.median(rng.choice(ratios) for _ in range(k)) for _ in range(n))
-    lo = meds[int(math.floor((1 - level) / 2 * n))]
-    hi = meds[min(n - 1, int(math.ceil((1 + level) / 2 * n)) - 1)]
-    return statistics.median(ratios), lo, hi
+    `level` (n resamples, a fixed seed): vnapitools.runs.median_ci."""
+    return runs.median_ci(ratios, level=level, resamples=n, seed=seed)
 
 
 def paired_verdict(lo, hi):

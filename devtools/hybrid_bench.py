@@ -239,9 +239,7 @@ def run_contender(env, args, con, rate, scenarios, tag):
     res = {'contender': con, 'tag': tag, 'scen': {}, 'error': None}
     procs = []
     try:
-        peer, fwd = env.start_pair(procs, peer_argv, pp, con, fwd_argv, fp, deadline)
-        peer.wait_for(r'^LINK up', 40, what='link up')
-        peer.wait_for(r'^WARMUP back', 40, what='warm-up frame back')
+        peer, fwd = env.start_pair(procs, peer_argv, pp, con, fwd_argv, fp, deadline, warm=True)
         lcores = [0] if kind == 'fwd' else []
         wake_proc = fwd if kind == 'l3fwd' else None
         for i, s in enumerate(scenarios):

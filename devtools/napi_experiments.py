@@ -273,13 +273,17 @@ class Env:
                           echo=self.verbose)
         return p.start()
 
-    def start_pair(self, procs, peer_argv, pp, name, fwd_argv, fp, deadline):
-        """The peer (the vhost-user server) up to READY, then the forwarder; both join procs."""
+    def start_pair(self, procs, peer_argv, pp, name, fwd_argv, fp, deadline, warm=False):
+        """The peer (the vhost-user server) up to READY, then the forwarder; both join procs.
+        With @warm, also up to the link and the warm-up frame back (the phases follow)."""
         peer = self.start('peer', peer_argv, pp, deadline)
         procs.append(peer)
         peer.wait_for(r'^READY ', 30, what='peer READY')
         fwd = self.start(name, fwd_argv, fp, deadline)
         procs.append(fwd)
+        if warm:
+            peer.wait_for(r'^LINK up', 40, what='link up')
+            peer.wait_for(r'^WARMUP back', 40, what='warm-up frame back')
         return peer, fwd
 
     def eal(self, prefix, lcores):
@@ -354,9 +358,7 @@ def stream_run(env, mode, size, phases, tag):
     res = {'mode': mode, 'size': size, 'tag': tag, 'phases': [], 'error': None}
     procs = []
     try:
-        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline)
-        peer.wait_for(r'^LINK up', 40, what='link up')
-        peer.wait_for(r'^WARMUP back', 40, what='warm-up packet back')
+        peer, fwd = env.start_pair(procs, peer_argv, pp, mode, fwd_argv, fp, deadline, warm=True)
         lcores = [0] if kind == 'fwd' else []
         wake_proc = fwd if kind == 'l3fwd' else None
         for i, (rate, secs) in enumerate(phases):
@@ -426,9 +428,7 @@ def rr_run(env, config, mode, secs, tag):
     procs = []
     try:
         peer, fwd = env.start_pair(procs, peer_argv, pp, 'rr-%s-%s' % (config, mode), fwd_argv,
-                                   fp, deadline)
-        peer.wait_for(r'^LINK up', 40, what='link up')
-        peer.wait_for(r'^WARMUP back', 40, what='warm-up packet back')
+                                   fp, deadline, warm=True)
         lcs = list(range(nb_lcores))
         peer.wait_for(r'^PHASE 0 rr begin', 30, what='RR begin')
         a = Snap(fwd, fp, lcs)
