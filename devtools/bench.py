@@ -620,11 +620,7 @@ def matrix_main():
                     help='with --vu-explore: these devarg sets instead of the built-in '
                     'candidates, ";"-separated, e.g. "in_order=1;in_order=0" (vectorized=1 adds '
                     '--force-max-simd-bitwidth=512)')
-    ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
-    ap.add_argument('--json', help='append every run as a JSON line to this file')
-    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
-                    'directory results next to it)')
-    ap.add_argument('--no-doc', action='store_true')
+    add_output_args(ap, 'append every run as a JSON line to this file')
     args = ap.parse_args()
     cmdline = ' '.join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], TOP)] + sys.argv[1:])
     meta = perfdoc.measurement('bench-matrix', cmdline,
@@ -880,6 +876,16 @@ P_BOOTSTRAP = 10000        # resamples of the pair ratios
 P_SEED = 20261203          # fixed: the same ratios give the same interval
 
 
+def add_output_args(ap, json_help):
+    """The options every mode shares: --no-huge, and where the result goes (--json, --doc,
+    --no-doc)."""
+    ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
+    ap.add_argument('--json', help=json_help)
+    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
+                    'directory results next to it)')
+    ap.add_argument('--no-doc', action='store_true')
+
+
 def paired_cells():
     """The six 64 B core cells: split/packed x fe_tx, be_tx, io, 1 queue pair, mergeable on."""
     return [c for c in matrix_cells() if c.size == 64 and c.tier == 'core']
@@ -972,11 +978,7 @@ def paired_main():
     ap.add_argument('--warmup', type=float, default=P_WARMUP,
                     help='seconds discarded (default %.0f)' % P_WARMUP)
     ap.add_argument('--list', action='store_true', help='cells, contenders, time estimate')
-    ap.add_argument('--no-huge', action='store_true', help='force --no-huge -m 512')
-    ap.add_argument('--json', help='write the result (every run, the pairs, the verdicts) here')
-    ap.add_argument('--doc', help='the page (default doc/performance.md; results in the '
-                    'directory results next to it)')
-    ap.add_argument('--no-doc', action='store_true')
+    add_output_args(ap, 'write the result (every run, the pairs, the verdicts) here')
     args = ap.parse_args()
     if args.seconds < math.ceil(args.warmup) + 2:
         ap.error('--seconds must leave at least 2 samples after --warmup')

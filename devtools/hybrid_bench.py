@@ -551,11 +551,7 @@ def main():
     intro = ('Hybrid mode (vnapi-fwd defaults) against poll and interrupt mode and DPDK\'s '
              'l3fwd-power on the same net_vnapi port, in alternating pairs; the scenarios and '
              'figures are described in devtools/hybrid_bench.py.')
-    if args.no_doc:
-        print(perfdoc.preview(meta, text, intro))
-    else:
-        perfdoc.publish(meta, text, intro, data=data)
-        log('published section %s (%s)' % (section, perfdoc.paths()[0]))
+    perfdoc.report(meta, text, intro, data=data, dry=args.no_doc, log=log)
     return 1 if any(r['error'] for r in runs) else 0
 
 

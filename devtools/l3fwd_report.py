@@ -191,11 +191,7 @@ def main():
                     results.append(res)
     agg = aggregate(results)
     body = section(agg, results, a.runs)
-    if a.no_write:
-        print(perfdoc.preview(meta, body))
-    else:
-        print(perfdoc.publish(meta, body, data={'runs': results}))
-        log('published section %s (%s)' % (SECTION_ID, perfdoc.paths()[0]))
+    perfdoc.report(meta, body, data={'runs': results}, dry=a.no_write, log=log)
     log('%d run(s) failed their checks' % failures)
     return 0
 

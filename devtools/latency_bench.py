@@ -358,11 +358,7 @@ def hybrid_ab(a, cmd, meta):
 
 def hybrid_write(a, results, pairs, meta):
     body, verdict = hybrid_table(results, pairs, a.hybrid_packets)
-    if a.no_write:
-        print(perfdoc.preview(meta, body))
-    else:
-        print(perfdoc.publish(meta, body, data={'runs': results}))
-        log('published section %s (%s)' % (HYBRID_SECTION_ID, perfdoc.paths()[0]))
+    perfdoc.report(meta, body, data={'runs': results}, dry=a.no_write, log=log)
     log('verdict: goal %s' % verdict)
     return 0
 
@@ -467,12 +463,8 @@ def main():
                 with open(a.json, 'a') as f:
                     f.write(json.dumps({'round': rnd + 1, 'row': row, 'figures': r}) + '\n')
     body = table(results, a.rounds)
-    if a.no_write:
-        print(perfdoc.preview(meta, body))
-    else:
-        print(perfdoc.publish(meta, body, data={'runs': [
-            {'row': list(row), 'figures': results[row]} for row in RUNS]}))
-        log('published section %s (%s)' % (SECTION_ID, perfdoc.paths()[0]))
+    perfdoc.report(meta, body, data={'runs': [
+        {'row': list(row), 'figures': results[row]} for row in RUNS]}, dry=a.no_write, log=log)
     return 0
 
 

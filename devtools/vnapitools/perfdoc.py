@@ -418,6 +418,16 @@ def publish(meta, body, intro=None, data=None, doc=None, results=None):
     return render_result(result)
 
 
+def report(meta, body, intro=None, data=None, dry=False, log=print):
+    """A benchmark's ending: with @dry, print the section it would write; else store the
+    result, regenerate the page, print the section and log where it went."""
+    if dry:
+        print(preview(meta, body, intro))
+        return
+    print(publish(meta, body, intro, data=data))
+    log('published section %s (%s)' % (meta['section'], paths()[0]))
+
+
 def write_section(doc, section_id, title, body, command, date=None, intro=None, after=None):
     """The older form of publish(), for a script not yet changed over: records the measurement
     now (title, date and after are the registry's, not the caller's). New code: measurement()
