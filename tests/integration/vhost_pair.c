@@ -830,6 +830,23 @@ pair_fe_start(void)
 	return fe_bringup(0, false, NULL);
 }
 
+/*
+ * The back end with the run's queues, the front end brought up with the
+ * default MTU, counters zeroed; @p ref0 gets the pools' mbufs in use before
+ * the front end took any (what must be back at the end).
+ */
+static int
+pair_up(unsigned int *ref0)
+{
+	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+		return -1;
+	peer_pools_in_use(&pair.pools, ref0);
+	if (fe_bringup(0, false, NULL) != 0)
+		return -1;
+	stats_reset();
+	return 0;
+}
+
 static int
 scenario_count(void)
 {
@@ -838,12 +855,8 @@ scenario_count(void)
 	uint32_t total = pair_opts.packets ? pair_opts.packets : 100000;
 	unsigned int ref0[PEER_POOLS_MAX], n;
 
-	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+	if (pair_up(ref0) != 0)
 		return -1;
-	peer_pools_in_use(&pair.pools, ref0);
-	if (fe_bringup(0, false, NULL) != 0)
-		return -1;
-	stats_reset();
 	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
 		return -1;
@@ -912,12 +925,8 @@ scenario_segs(void)
 	char name[64];
 	uint64_t v;
 
-	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+	if (pair_up(ref0) != 0)
 		return -1;
-	peer_pools_in_use(&pair.pools, ref0);
-	if (fe_bringup(0, false, NULL) != 0)
-		return -1;
-	stats_reset();
 	n = flows_both(fl, total, 0, sz, RTE_DIM(sz));
 	for (i = 0; i < n; i++)
 		fl[i].segmented = fl[i].dir == PAIR_FE_TO_BE;
@@ -961,12 +970,8 @@ scenario_mq(void)
 
 	if (pair_opts.queues < 2)
 		return peer_fail("mq needs --queues >= 2");
-	if (pair_be_create((uint16_t)pair_opts.queues, 0) != 0)
+	if (pair_up(ref0) != 0)
 		return -1;
-	peer_pools_in_use(&pair.pools, ref0);
-	if (fe_bringup(0, false, NULL) != 0)
-		return -1;
-	stats_reset();
 	/* Distinct totals per queue so that a mixed-up queue shows. */
 	n = flows_both(fl, base, base / 2, sz, RTE_DIM(sz));
 	if (flows_run(fl, n, pair_opts.timeout) != 0)
