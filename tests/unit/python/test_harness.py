@@ -241,15 +241,22 @@ class TestExitJudged(unittest.TestCase):
         self.assertIn('FAIL (as well): process end: backend', out.getvalue())
 
 
+@contextlib.contextmanager
+def two_fds():
+    """A pipe's two ends open for the block."""
+    r, w = os.pipe()
+    try:
+        yield
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 class TestOpenFds(unittest.TestCase):
     def test_counts_a_new_fd(self):
         n = h.open_fds(os.getpid())
-        r, w = os.pipe()
-        try:
+        with two_fds():
             self.assertEqual(h.open_fds(os.getpid()), n + 2)
-        finally:
-            os.close(r)
-            os.close(w)
         self.assertEqual(h.open_fds(os.getpid()), n)
 
     def test_back_to_waits_for_a_closing_fd(self):
@@ -265,12 +272,8 @@ class TestOpenFds(unittest.TestCase):
 
     def test_back_to_reports_a_leak(self):
         n = h.open_fds(os.getpid())
-        r, w = os.pipe()
-        try:
+        with two_fds():
             self.assertEqual(h.open_fds_back_to(os.getpid(), n, timeout=0.1), n + 2)
-        finally:
-            os.close(r)
-            os.close(w)
 
     def test_settled_ignores_a_transient_fd(self):
         # A read that lands while the process holds an fd for a moment (a syslog() socket)
@@ -287,12 +290,8 @@ class TestOpenFds(unittest.TestCase):
 
     def test_settled_counts_a_kept_fd(self):
         n = h.open_fds(os.getpid())
-        r, w = os.pipe()
-        try:
+        with two_fds():
             self.assertEqual(h.open_fds_settled(os.getpid()), n + 2)
-        finally:
-            os.close(r)
-            os.close(w)
 
     def test_fd_diff_names_the_fd(self):
         before = h.fd_table(os.getpid())
