@@ -97,9 +97,10 @@ sanitized_tests=(
     slow_handshake_vnapi ctrl_violation_vnapi tools_secondary l3fwd_mq_vnapi
     napi_fwd_pairs_hybrid_vnapi napi_fwd_pairs_hybrid_vnapi_packed
 )
-# Under CI (.ci/run) also the PCI code: one QEMU guest boot with the sanitized driver in the
-# guest (about 90 s, more than the README command's time budget on a fresh machine allows).
-[ "${CI:-}" = true ] && sanitized_tests+=(guest_vnapi)
+# Under .ci/run (which sets VNAPI_CI_RUN=1) also the PCI code: one QEMU guest boot with the
+# sanitized driver in the guest (90 to 170 s, more than the README command's time budget on a
+# fresh machine allows: a runner that only sets CI=true does not get it).
+[ "${VNAPI_CI_RUN:-}" = 1 ] && sanitized_tests+=(guest_vnapi)
 # A name of sanitized_tests that matches no test of build $1: meson (1.0, Debian 12)
 # silently runs nothing for it. Each is one failed result, in a testlog of its own
 # (sanitized-names.json beside the list sanitized-names.txt; both empty when every name
