@@ -708,10 +708,7 @@ def matrix_main():
     if prev:
         set_prev_plugin(ap, args.prev_plugin)
     h.install_guards()
-    mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
-    mem_note = mem.describe()
-    if not mem.huge and not args.no_huge:
-        mem_note += ' -- FALLBACK: not enough free 2 MB hugepages (%d free)' % h.free_hugepages_2m()
+    mem, mem_note = bench_memory(args.no_huge)
     hz = tsc_hz()
     print('memory: %s; TSC %s; warm-up %.0f s discarded' % (
         mem_note, '%.3f MHz' % (hz / 1e6) if hz else 'unknown', args.warmup), flush=True)
@@ -876,6 +873,18 @@ P_BOOTSTRAP = 10000        # resamples of the pair ratios
 P_SEED = 20261203          # fixed: the same ratios give the same interval
 
 
+def bench_memory(no_huge):
+    """(the EAL memory of a run's two processes, its description): 256 MB each on 2 MB
+    hugepages when enough are free, else (or with @no_huge) --no-huge -m 512, said so."""
+    mem = h.Memory(huge=False, mb=512) if no_huge else h.Memory.best(processes=2, mb=256)
+    note = mem.describe()
+    if no_huge:
+        note += ' (forced)'
+    elif not mem.huge:
+        note += ' -- FALLBACK: not enough free 2 MB hugepages (%d free)' % h.free_hugepages_2m()
+    return mem, note
+
+
 def add_output_args(ap, json_help):
     """The options every mode shares: --no-huge, and where the result goes (--json, --doc,
     --no-doc)."""
@@ -1030,10 +1039,7 @@ def paired_main():
     elif mode == 'prev':
         set_prev_plugin(ap, args.prev_plugin)
     h.install_guards()
-    mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
-    mem_note = mem.describe()
-    if not mem.huge and not args.no_huge:
-        mem_note += ' -- FALLBACK: not enough free 2 MB hugepages (%d free)' % h.free_hugepages_2m()
+    mem, mem_note = bench_memory(args.no_huge)
     t_all = time.monotonic()
     pairs = {}
     runs_done, runs_total = 0, len(plan) * args.pairs * 2
@@ -1280,11 +1286,7 @@ def main():
     sizes = [int(x) for x in args.sizes.split(',')]
 
     h.install_guards()
-    mem = h.Memory(huge=False, mb=512) if args.no_huge else h.Memory.best(processes=2, mb=256)
-    mem_note = mem.describe()
-    if not mem.huge:
-        mem_note += (' -- FALLBACK: not enough free 2 MB hugepages (%d free)'
-                     % h.free_hugepages_2m() if not args.no_huge else ' (forced)')
+    mem, mem_note = bench_memory(args.no_huge)
     print('bench: %s; memory: %s; runs/driver/cell: %d x %.0f s (warm-up %.0f s discarded)'
           % ('QUICK MODE' if args.quick else 'full', mem_note, args.runs, args.seconds,
              args.warmup), flush=True)
