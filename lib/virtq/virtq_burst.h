@@ -362,39 +362,20 @@ virtq_take_split(struct virtq_take *t, void **cookie, uint32_t *lenp)
  * from there to that one inclusive is used (lib/vhost writes one for a
  * batch of transmitted buffers: vhost_shadow_dequeue_batch_packed_inorder,
  * flushed by vhost_flush_dequeue_shadow_packed). Buffer ids are slots of
- * first descriptors, so the id says where the batch ends. Its id (checked
- * < num) and len are each loaded once (the device cannot change what we
- * checked); the chains in flight and published tile [pos, pos + inflight),
- * one head each, and only heads in flight have a cookie.
+ * first descriptors, so the id says where the batch ends. The chains in
+ * flight and published tile [pos, pos + inflight), one head each, and only
+ * heads in flight have a cookie. This checks a used descriptor whose @p id
+ * and @p len were loaded once (the device cannot change what we checked),
+ * @p inflight > 0.
  * @return 1 with t->end = the position after the batch and t->end_len =
- * the used len of its last chain; 0 not used yet; -1 bad (queue broken).
+ * the used len of its last chain; -1 bad (queue broken).
  */
 static __rte_always_inline int
-virtq_take_batch_packed(struct virtq_take *t)
+virtq_take_batch_check_packed(struct virtq_take *t, uint16_t id, uint32_t len, uint16_t inflight)
 {
-	const struct virtq_packed_desc *d =
-		&((const struct virtq_packed_desc *)t->ring)[t->last & t->mask];
-	const uint16_t inflight = (uint16_t)(t->published - t->last);
 	const struct virtq_head *h;
-	uint16_t flags, id, dist;
-	uint32_t len;
+	uint16_t dist;
 
-	/*
-	 * Acquire: our load of the flags before our loads of id and len; pairs
-	 * with the device's release between its stores of id/len and of the
-	 * flags (lib/vhost vhost_flush_enqueue_shadow_packed and
-	 * vhost_flush_enqueue_batch_packed: release fence;
-	 * vhost_flush_dequeue_shadow_packed: store-release of the flags).
-	 */
-	flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
-	if (!virtq_is_used_packed(flags, t->w))
-		return 0;
-	if (unlikely(inflight == 0)) {
-		virtq_bad_used(t->vq, "used descriptor where none was expected");
-		return -1;
-	}
-	id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
-	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
 	if (unlikely(id >= t->num)) {
 		virtq_bad_used(t->vq, "used id out of range");
 		return -1;
@@ -422,23 +403,93 @@ virtq_take_batch_packed(struct virtq_take *t)
 
 /**
  * @internal
- * Packed, in order: take the next completed chain, if any.
+ * Load the used descriptor at the cursor's position, if the device used
+ * it. Acquire: our load of the flags before our loads of id and len; pairs
+ * with the device's release between its stores of id/len and of the flags
+ * (lib/vhost vhost_flush_enqueue_shadow_packed and
+ * vhost_flush_enqueue_batch_packed: release fence;
+ * vhost_flush_dequeue_shadow_packed: store-release of the flags).
+ * @return 1 with @p id, @p len and @p inflight (> 0) loaded; 0 not used
+ * yet; -1 bad (queue broken).
+ */
+static __rte_always_inline int
+virtq_take_load_packed(struct virtq_take *t, uint16_t *id, uint32_t *len, uint16_t *inflight)
+{
+	const struct virtq_packed_desc *d =
+		&((const struct virtq_packed_desc *)t->ring)[t->last & t->mask];
+	uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+	if (!virtq_is_used_packed(flags, t->w))
+		return 0;
+	*inflight = (uint16_t)(t->published - t->last);
+	if (unlikely(*inflight == 0)) {
+		virtq_bad_used(t->vq, "used descriptor where none was expected");
+		return -1;
+	}
+	*id = __atomic_load_n(&d->id, __ATOMIC_RELAXED);
+	*len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/**
+ * @internal
+ * The batch that starts at the cursor's position, if the device used it
+ * (virtq_take_batch_check_packed()).
+ * @return 1 with t->end and t->end_len set; 0 not used yet; -1 bad.
+ */
+static __rte_always_inline int
+virtq_take_batch_packed(struct virtq_take *t)
+{
+	uint16_t id, inflight;
+	uint32_t len;
+	int r = virtq_take_load_packed(t, &id, &len, &inflight);
+
+	return r != 1 ? r : virtq_take_batch_check_packed(t, id, len, inflight);
+}
+
+/**
+ * @internal
+ * Packed, in order: take the next completed chain, if any. The common
+ * case first: the used descriptor at the cursor names the chain there (a
+ * batch of one: every rx buffer, a lone tx chain). That chain is the
+ * oldest in flight (inflight > 0), so it has a cookie and its id is in
+ * range; what is left to check is its length against the published
+ * descriptors and its used len.
  * @return 1 taken; 0 none completed; -1 a rejected descriptor (the queue is
  * broken).
  */
 static __rte_always_inline int
 virtq_take_packed(struct virtq_take *t, void **cookie, uint32_t *lenp)
 {
-	struct virtq_head *h;
+	const uint16_t slot = t->last & t->mask;
+	struct virtq_head *h = &t->heads[slot];
+	const uint16_t nd = h->ndescs;
 
 	if (t->last == t->end) {
-		int r = virtq_take_batch_packed(t);
+		uint16_t id, inflight;
+		uint32_t len;
+		int r = virtq_take_load_packed(t, &id, &len, &inflight);
 
 		if (r != 1)
 			return r;
+		if (likely(id == slot)) {
+			if (unlikely(nd > inflight)) {
+				virtq_bad_used(t->vq, "used chain runs past the published descriptors");
+				return -1;
+			}
+			if (h->nin == 0)
+				len = 0;
+			else if (unlikely(len > h->in_len)) {
+				virtq_bad_used(t->vq, "used len exceeds the writable length");
+				return -1;
+			}
+			t->end = (uint16_t)(t->last + nd);
+			t->end_len = len;
+		} else if (virtq_take_batch_check_packed(t, id, len, inflight) != 1) {
+			return -1;
+		}
 	}
-	h = &t->heads[t->last & t->mask];
-	if ((uint16_t)(t->last + h->ndescs) == t->end) {
+	if ((uint16_t)(t->last + nd) == t->end) {
 		*lenp = t->end_len;
 	} else if (unlikely(h->nin != 0)) {
 		/* Its len would be lost: a device must report each
@@ -449,9 +500,9 @@ virtq_take_packed(struct virtq_take *t, void **cookie, uint32_t *lenp)
 		*lenp = 0;
 	}
 	/* The device skipped the chain's other slots (2.8.7). */
-	if ((uint32_t)(t->last & t->mask) + h->ndescs >= t->num)
+	if ((uint32_t)slot + nd >= t->num)
 		t->w = !t->w;
-	t->last = (uint16_t)(t->last + h->ndescs);
+	t->last = (uint16_t)(t->last + nd);
 	virtq_take_head(t, h, cookie);
 	return 1;
 }
