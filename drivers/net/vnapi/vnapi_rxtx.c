@@ -118,6 +118,17 @@ vnapi_notify(uint16_t port_id, uint16_t vring, struct vnapi_queue_stats *st)
 		st->kick_errors++;
 }
 
+/* @p n raw mbufs from the rx queue's pool, or none, counted as a failure. */
+static __rte_always_inline bool
+vnapi_rxq_get_mbufs(struct vnapi_rxq *rxq, struct rte_mbuf **mbufs, uint16_t n)
+{
+	if (likely(rte_mempool_get_bulk(rxq->mp, (void **)mbufs, n) == 0))
+		return true;
+	rxq->stats.nombuf += n;
+	rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
+	return false;
+}
+
 /*
  * Post fresh mbufs to the rx ring. The device writes the virtio-net header
  * into the headroom just before data_off, so a packet lands where
@@ -138,11 +149,8 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 		uint16_t n = RTE_MIN(free_cnt, (uint16_t)VNAPI_BURST_MAX);
 		uint16_t i, done;
 
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mbufs, n) != 0)) {
-			rxq->stats.nombuf += n;
-			rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
+		if (unlikely(!vnapi_rxq_get_mbufs(rxq, mbufs, n)))
 			break;
-		}
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = mbufs[i];
 
@@ -181,11 +189,8 @@ vnapi_rxq_refill_io(struct vnapi_rxq *rxq, enum vnapi_ring ring)
 		uint16_t n = RTE_MIN(room, (uint16_t)VNAPI_BURST_MAX);
 		uint16_t i;
 
-		if (unlikely(rte_mempool_get_bulk(rxq->mp, (void **)mbufs, n) != 0)) {
-			rxq->stats.nombuf += n;
-			rte_eth_devices[rxq->port_id].data->rx_mbuf_alloc_failed += n;
+		if (unlikely(!vnapi_rxq_get_mbufs(rxq, mbufs, n)))
 			break;
-		}
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = mbufs[i];
 
@@ -488,35 +493,24 @@ vnapi_rx_deliver(struct vnapi_rxq *rxq, struct rte_mbuf *m, struct rte_mbuf **rx
 	rx_pkts[(*nb_rx)++] = m;
 }
 
-/* One buffer per packet (mrg_rxbuf off): the @p n used buffers to packets. */
-static __rte_always_inline uint16_t
-vnapi_rx_single(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16_t n,
-		struct rte_mbuf **rx_pkts, uint64_t *bytes)
+/* A packet in one buffer of used len @p len (the header included). */
+static __rte_always_inline void
+vnapi_rx_whole(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len,
+	       struct rte_mbuf **rx_pkts, uint16_t *nb_rx, uint64_t *bytes)
 {
-	uint16_t i, nb_rx = 0;
-
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = cookies[i];
-
-		if (unlikely(lens[i] < rxq->hdr_size)) {
-			vnapi_rx_bad(rxq, &cookies[i], n - i,
-				     "rx used len shorter than the virtio-net header");
-			break;
-		}
-		vnapi_rx_init_mbuf(rxq, m, lens[i] - rxq->hdr_size);
-		vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
-	}
-	return nb_rx;
+	vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
+	vnapi_rx_deliver(rxq, m, rx_pkts, nb_rx, bytes);
 }
 
 /*
- * Mergeable rx buffers: the first buffer's header says how many buffers the
- * packet spans; the others carry data only. A packet may span bursts: the
- * chain under construction stays in the queue.
+ * The @p n used buffers to packets. One buffer per packet (@p mrg false:
+ * mrg_rxbuf off), or mergeable rx buffers: the first buffer's header says
+ * how many buffers the packet spans; the others carry data only. A packet
+ * may span bursts: the chain under construction stays in the queue.
  */
 static __rte_always_inline uint16_t
-vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16_t n,
-	     struct rte_mbuf **rx_pkts, uint64_t *bytes)
+vnapi_rx_bufs(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16_t n,
+	      struct rte_mbuf **rx_pkts, uint64_t *bytes, bool mrg)
 {
 	uint16_t i, nb_rx = 0;
 
@@ -524,7 +518,7 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 		struct rte_mbuf *m = cookies[i];
 		uint32_t len = lens[i];
 
-		if (rxq->mrg_head == NULL) {
+		if (!mrg || rxq->mrg_head == NULL) {
 			const struct vnapi_net_hdr *hdr;
 			const char *why;
 			uint16_t nbufs;
@@ -536,10 +530,9 @@ vnapi_rx_mrg(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint16
 			}
 			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
 					     rxq->hdr_size);
-			nbufs = hdr->num_buffers;
+			nbufs = mrg ? hdr->num_buffers : 1;
 			if (likely(nbufs == 1)) {
-				vnapi_rx_init_mbuf(rxq, m, len - rxq->hdr_size);
-				vnapi_rx_deliver(rxq, m, rx_pkts, &nb_rx, bytes);
+				vnapi_rx_whole(rxq, m, len, rx_pkts, &nb_rx, bytes);
 				continue;
 			}
 			why = vnapi_rx_mrg_bad(rxq, nbufs, n - i - 1);
@@ -597,12 +590,8 @@ vnapi_rx_body(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts
 #else
 	RTE_SET_USED(vec);
 #endif
-	if (mrg)
-		nb_rx = vnapi_rx_mrg(rxq, &cookies[done], &lens[done], n - done, &rx_pkts[done],
-				     &bytes);
-	else
-		nb_rx = vnapi_rx_single(rxq, &cookies[done], &lens[done], n - done,
-					&rx_pkts[done], &bytes);
+	nb_rx = vnapi_rx_bufs(rxq, &cookies[done], &lens[done], n - done, &rx_pkts[done], &bytes,
+			      mrg);
 	nb_rx += done;
 	vnapi_rx_finish(rxq, rx_pkts, nb_rx, bytes, ring);
 	return nb_rx;
