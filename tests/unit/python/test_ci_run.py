@@ -27,31 +27,33 @@ def dry_run(ci_dpdk=None):
 
 
 class TestCiRun(unittest.TestCase):
+    def check_run(self, ci_dpdk, rc, last, shown=(), not_shown=()):
+        """A dry run with VNAPI_CI_DPDK=@ci_dpdk (None: unset) exits @rc, its output holds
+        every line of @shown and none of @not_shown, and its last line is @last."""
+        got_rc, out = dry_run(ci_dpdk)
+        self.assertEqual(got_rc, rc, out)
+        for text in shown:
+            self.assertIn(text, out)
+        for text in not_shown:
+            self.assertNotIn(text, out)
+        self.assertEqual(out.splitlines()[-1], last)
+
     def test_every_series_by_default(self):
-        rc, out = dry_run()
-        self.assertEqual(rc, 0, out)
-        for s in ('22.11', '23.11', '24.11', '25.11'):
-            self.assertIn('=== DPDK %s: would run devtools/test.sh' % s, out)
-        self.assertNotIn('NOT RUN', out)
-        self.assertEqual(out.splitlines()[-1], '0 passed, 0 failed')
+        self.check_run(None, 0, '0 passed, 0 failed',
+                       ['=== DPDK %s: would run devtools/test.sh' % s
+                        for s in ('22.11', '23.11', '24.11', '25.11')],
+                       ['NOT RUN'])
 
     def test_left_out_series_fail_loudly(self):
-        rc, out = dry_run('25.11')
-        self.assertEqual(rc, 1, out)
-        self.assertIn('DPDK 22.11 23.11 24.11 NOT RUN', out)
-        self.assertIn('=== DPDK 25.11: would run', out)
-        self.assertNotIn('=== DPDK 22.11: would run', out)
-        for s in ('22.11', '23.11', '24.11'):
-            self.assertIn('DPDK %s: failed 1 (not run: VNAPI_CI_DPDK)' % s, out)
-        self.assertEqual(out.splitlines()[-1], '0 passed, 3 failed')
+        self.check_run('25.11', 1, '0 passed, 3 failed',
+                       ['DPDK 22.11 23.11 24.11 NOT RUN', '=== DPDK 25.11: would run'] +
+                       ['DPDK %s: failed 1 (not run: VNAPI_CI_DPDK)' % s
+                        for s in ('22.11', '23.11', '24.11')],
+                       ['=== DPDK 22.11: would run'])
 
     def test_unknown_series_fails(self):
-        rc, out = dry_run('22.11 23.11 24.11 25.11 21.11')
-        self.assertEqual(rc, 1, out)
-        self.assertIn('DPDK 21.11 is no series of CI', out)
-        self.assertNotIn('NOT RUN', out)
-        self.assertEqual(out.splitlines()[-1], '0 passed, 1 failed')
-
+        self.check_run('22.11 23.11 24.11 25.11 21.11', 1, '0 passed, 1 failed',
+                       ['DPDK 21.11 is no series of CI'], ['NOT RUN'])
 
 if __name__ == '__main__':
     unittest.main()
