@@ -122,6 +122,18 @@ class PeerAccounting(unittest.TestCase):
             if k in want:
                 self.assertEqual(res.get(k), want[k], '%s in %r' % (k, res))
 
+    def closed_fault(self, action, want_rc=1, seq=10, reason=None, extra=(), **want):
+        """A closed phase of 100 frames, 8 in flight, whose frame @seq the reflector handles
+        by @action: the exit status is @want_rc, the counts are @want (sent 100) and, when
+        given, the result's reason is @reason."""
+        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
+                                          {seq: action}, extra=extra)
+        self.assertEqual(rc, want_rc, out)
+        self.counts(res, sent=100, **want)
+        if reason is not None:
+            self.assertEqual(res['reason'], reason, out)
+        return out
+
     def test_exact_modes(self):
         """closed, sparse (pairs), open and rr through a clean reflector: all back."""
         rc, res, phs, out = self.run_peer([
@@ -143,11 +155,7 @@ class PeerAccounting(unittest.TestCase):
 
     def test_late_is_lost(self):
         """A frame back after the loss timeout is lost and late, never back: exit 1."""
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {40: 'late'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=99, lost=1, late=1)
-        self.assertEqual(res['reason'], 'late', out)
+        self.closed_fault('late', seq=40, back=99, lost=1, late=1, reason='late')
 
     def test_late_sparse(self):
         """The same in sparse traffic (the tests that claim no lost wakeup)."""
@@ -157,43 +165,22 @@ class PeerAccounting(unittest.TestCase):
         self.counts(res, sent=20, back=19, lost=1, late=1)
 
     def test_drop(self):
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'drop'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=99, lost=1)
-        self.assertEqual(res['reason'], 'lost', out)
+        self.closed_fault('drop', back=99, lost=1, reason='lost')
 
     def test_duplicate(self):
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'dup'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=100, dup=1)
-        self.assertEqual(res['reason'], 'duplicate', out)
+        self.closed_fault('dup', back=100, dup=1, reason='duplicate')
 
     def test_corrupt(self):
         """A changed byte: the frame is corrupt, and not back."""
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'corrupt'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=99, lost=1, corrupt=1)
+        out = self.closed_fault('corrupt', back=99, lost=1, corrupt=1)
         self.assertIn('# first bad frame: a frame changed on its way (phase 0 seq 10)', out)
 
     def test_out_of_order(self):
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'swap'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=100, ooo=1)
-        self.assertEqual(res['reason'], 'out_of_order', out)
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'swap'}, extra=['--any-order'])
-        self.assertEqual(rc, 0, out)
-        self.counts(res, sent=100, back=100, ooo=1)
+        self.closed_fault('swap', back=100, ooo=1, reason='out_of_order')
+        self.closed_fault('swap', want_rc=0, extra=['--any-order'], back=100, ooo=1)
 
     def test_foreign(self):
-        rc, res, phs, out = self.run_peer([vp.phase('closed', count=100, window=8)],
-                                          {10: 'foreign'})
-        self.assertEqual(rc, 1, out)
-        self.counts(res, sent=100, back=100, foreign=1)
+        self.closed_fault('foreign', back=100, foreign=1)
 
     def test_idle_rx(self):
         """A frame arriving during an idle phase fails it (a late frame of the phase before)."""
