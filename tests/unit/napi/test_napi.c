@@ -89,15 +89,20 @@ create_with_queues(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_
 	return ctx;
 }
 
-/* A context over the fake port with nb queues of `mode` (budget 64). */
+/*
+ * A context over the fake port with nb queues of `mode` (budget 64) and a
+ * housekeeping timeout of sleep_timeout_ms (0: none).
+ */
 static struct napi_ctx *
-setup(unsigned int nb, enum napi_mode mode, uint32_t defer_us, bool disable_on_race)
+setup(unsigned int nb, enum napi_mode mode, uint32_t defer_us, bool disable_on_race,
+      uint32_t sleep_timeout_ms)
 {
 	struct napi_ctx_conf conf;
 
 	fake_conf(&conf, nb);
 	conf.defer_us = defer_us;
 	conf.disable_on_race = disable_on_race;
+	conf.sleep_timeout_ms = sleep_timeout_ms;
 	return create_with_queues(&conf, nb, mode);
 }
 
@@ -130,6 +135,7 @@ struct ctx_case {
 	enum napi_mode mode;
 	uint32_t defer_us;        /* hybrid's cap (0: arm at the first empty round) */
 	bool keep_armed_on_race;  /* disable_on_race off */
+	uint32_t sleep_timeout_ms; /* the housekeeping timeout (0: none) */
 	int (*script)(struct napi_ctx *ctx);
 };
 
@@ -137,7 +143,8 @@ static int
 run_on_ctx(const void *arg)
 {
 	const struct ctx_case *c = arg;
-	struct napi_ctx *ctx = setup(c->nb, c->mode, c->defer_us, !c->keep_armed_on_race);
+	struct napi_ctx *ctx = setup(c->nb, c->mode, c->defer_us, !c->keep_armed_on_race,
+				     c->sleep_timeout_ms);
 	int ret = -1;
 
 	CHECK(ctx != NULL);
@@ -333,7 +340,7 @@ test_all_armed_sleeps(struct napi_ctx *ctx)
 static int
 test_partial_armed_no_sleep(const void *arg)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true);
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
 	struct napi_queue_conf qc = {
 		.port = 0, .queue = 2, .mode = NAPI_MODE_POLL, .handler = count_handler,
 	};
@@ -351,7 +358,7 @@ test_partial_armed_no_sleep(const void *arg)
 
 	/* a poll-mode entry keeps the context awake forever */
 	napi_ctx_free(ctx);
-	ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true);
+	ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
 	CHECK(ctx != NULL);
 	fp.nb = 3;
 	fp.q[2].queue = 2;
@@ -452,58 +459,43 @@ teardown:
 	return ret;
 }
 
-/* A context with a housekeeping timeout over nb interrupt-mode queues. */
-static struct napi_ctx *
-setup_timeout(unsigned int nb)
-{
-	struct napi_ctx_conf conf;
-
-	fake_conf(&conf, nb);
-	conf.sleep_timeout_ms = 10;
-	return create_with_queues(&conf, nb, NAPI_MODE_INTERRUPT);
-}
-
+/* On 2 interrupt-mode queues with a housekeeping timeout. */
 static int
-test_timeout_rescues_lost_wakeup(const void *arg)
+test_timeout_rescues_lost_wakeup(struct napi_ctx *ctx)
 {
-	struct napi_ctx *ctx = setup_timeout(2);
-	int ret = -1;
-
-	CHECK(ctx != NULL);
-	CHECK_EQ(napi_poll_once(ctx), 0);           /* both armed, asleep, timeout */
-	CHECK_EQ(fp.waits, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);           /* both armed, asleep, timeout */
+	EXPECT_EQ(fp.waits, 1);
 	/* count supported, nothing there: timeouts leave the queues armed */
-	CHECK_EQ(fp.q[0].disables + fp.q[1].disables, 0);
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.waits, 2);
-	CHECK_EQ(fp.q[0].rx_calls, 1);
+	EXPECT_EQ(fp.q[0].disables + fp.q[1].disables, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(fp.q[0].rx_calls, 1);
 	/* a packet lands on q1 without a signal (a lost wakeup) */
 	fp.q[1].waiting = 2;
-	CHECK_EQ(napi_poll_once(ctx), 0);           /* timeout: q1 shows work */
-	CHECK_EQ(fp.q[1].disables, 1);
-	CHECK_EQ(fp.q[0].disables, 0);
-	CHECK_EQ(qstats(ctx, 1).timeout_polls, 1);
-	CHECK_EQ(qstats(ctx, 1).wakeups, 0);
-	CHECK_EQ(napi_poll_once(ctx), 2);           /* polled */
-	CHECK_EQ(fp.q[0].rx_calls, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);           /* timeout: q1 shows work */
+	EXPECT_EQ(fp.q[1].disables, 1);
+	EXPECT_EQ(fp.q[0].disables, 0);
+	EXPECT_EQ(qstats(ctx, 1).timeout_polls, 1);
+	EXPECT_EQ(qstats(ctx, 1).wakeups, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 2);           /* polled */
+	EXPECT_EQ(fp.q[0].rx_calls, 1);
+	return 0;
+}
 
-	/* without rx_queue_count every armed queue is polled at a timeout */
-	napi_ctx_free(ctx);
-	ctx = setup_timeout(2);
-	CHECK(ctx != NULL);
+/* The same without rx_queue_count: every armed queue is polled at a timeout. */
+static int
+test_timeout_polls_all_without_count(struct napi_ctx *ctx)
+{
 	fp.count_supported = false;
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.q[0].disables, 1);
-	CHECK_EQ(fp.q[1].disables, 1);
-	CHECK_EQ(qstats(ctx, 0).timeout_polls, 1);
-	CHECK_EQ(napi_poll_once(ctx), 0);           /* polls both, re-arms, sleeps */
-	CHECK_EQ(fp.q[0].rx_calls, 2);
-	CHECK_EQ(fp.q[1].rx_calls, 2);
-	CHECK_EQ(fp.waits, 2);
-	ret = 0;
-teardown:
-	napi_ctx_free(ctx);
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].disables, 1);
+	EXPECT_EQ(fp.q[1].disables, 1);
+	EXPECT_EQ(qstats(ctx, 0).timeout_polls, 1);
+	EXPECT_EQ(napi_poll_once(ctx), 0);           /* polls both, re-arms, sleeps */
+	EXPECT_EQ(fp.q[0].rx_calls, 2);
+	EXPECT_EQ(fp.q[1].rx_calls, 2);
+	EXPECT_EQ(fp.waits, 2);
+	return 0;
 }
 
 static int
@@ -544,7 +536,7 @@ test_register_failure_polls(struct napi_ctx *ctx)
 static int
 test_free_unregisters(const void *arg)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true);
+	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
 	int ret = -1;
 
 	CHECK(ctx != NULL);
@@ -1364,8 +1356,12 @@ static const struct unit_case tests[] = {
 	CTX_CASE("spurious wakeup counted",
 		 test_spurious_wakeup, .nb = 2, .mode = NAPI_MODE_INTERRUPT),
 	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr, NULL },
-	{ "housekeeping timeout polls queues that may have lost a wakeup",
-	  test_timeout_rescues_lost_wakeup, NULL },
+	CTX_CASE("housekeeping timeout polls queues that may have lost a wakeup",
+		 test_timeout_rescues_lost_wakeup, .nb = 2, .mode = NAPI_MODE_INTERRUPT,
+		 .sleep_timeout_ms = 10),
+	CTX_CASE("housekeeping timeout without rx_queue_count polls all",
+		 test_timeout_polls_all_without_count, .nb = 2, .mode = NAPI_MODE_INTERRUPT,
+		 .sleep_timeout_ms = 10),
 	CTX_CASE("napi_stop wakes and stops",
 		 test_stop, .nb = 1, .mode = NAPI_MODE_INTERRUPT),
 	CTX_CASE("registration failure: polling only",
