@@ -109,6 +109,15 @@ check_params(const struct vnapi_params *got, const struct vnapi_params *want)
 	return 0;
 }
 
+/*
+ * The feature and offload fields at their defaults (written out, not taken
+ * from the parser): every feature on but packed_vq, intr_rescue signal.
+ */
+#define DEFAULT_FEATURES \
+	.mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true, \
+	.indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true, \
+	.intr_rescue = VNAPI_RESCUE_SIGNAL
+
 /* Devargs that parse, and every field they give (written out, not taken from the parser). */
 static const struct {
 	const char *args;
@@ -116,9 +125,7 @@ static const struct {
 } accepted[] = {
 	{ "path=/run/x.sock",      /* the defaults */
 	  { .path = "/run/x.sock", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
-	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    DEFAULT_FEATURES,
 	    .server = false, .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
 	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
 	{ "path=/s,queues=16,queue_size=32768,mac=02:00:00:ab:cd:ef,mrg_rxbuf=0,"
@@ -132,22 +139,16 @@ static const struct {
 	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
 	{ "path=/s,server=1,reconnect_ms=0,tx_drain_ms=0",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
-	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
-	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = true, .reconnect_ms = 0,
+	    DEFAULT_FEATURES, .server = true, .reconnect_ms = 0,
 	    .tx_drain_ms = 0 } },
 	{ "path=/s,server=0,reconnect_ms=60000,tx_drain_ms=10000",
 	  { .path = "/s", .queues = 1, .queue_size = VNAPI_DEFAULT_QUEUE_SIZE,
-	    .mrg_rxbuf = true, .event_idx = true, .in_order = true, .indirect = true,
-	    .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL, .server = false, .reconnect_ms = 60000,
+	    DEFAULT_FEATURES, .server = false, .reconnect_ms = 60000,
 	    .tx_drain_ms = 10000 } },
 	{ "path=/s,queues=1,queue_size=64,mrg_rxbuf=1,event_idx=1,packed_vq=0,"
 	  "in_order=1,indirect=1,intr_rescue=signal,tx_csum=1,tso=1,rx_csum=1,lro=1",
 	  { .path = "/s", .queues = 1, .queue_size = 64,
-	    .mrg_rxbuf = true, .event_idx = true, .packed_vq = false, .in_order = true,
-	    .indirect = true, .tx_csum = true, .tso = true, .rx_csum = true, .lro = true,
-	    .intr_rescue = VNAPI_RESCUE_SIGNAL,
+	    DEFAULT_FEATURES,
 	    .reconnect_ms = VNAPI_DEFAULT_RECONNECT_MS,
 	    .tx_drain_ms = VNAPI_DEFAULT_TX_DRAIN_MS } },
 };
