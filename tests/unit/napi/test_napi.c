@@ -66,19 +66,48 @@ create_with_queue(const struct napi_ctx_conf *conf, const struct napi_queue_conf
 	return ctx;
 }
 
-/* A context from conf with queues 0..nb-1 of `mode` (budget 64), or NULL. */
+/*
+ * The shape of a context over the fake port: nb queues of `mode` (budget
+ * 64, queue i at port 0), and what its conf says; a field left 0 keeps
+ * the setting said below. A case runs a script on a fresh context of its
+ * shape, and the script only scripts and checks.
+ */
+struct ctx_case {
+	unsigned int nb;
+	enum napi_mode mode;
+	uint32_t defer_us;        /* hybrid's cap (0: arm at the first empty round) */
+	bool keep_armed_on_race;  /* disable_on_race off */
+	uint32_t sleep_timeout_ms; /* the housekeeping timeout (0: none) */
+	bool has_tx;              /* queue i transmits on tx_port's queue i */
+	uint16_t tx_port;
+	uint32_t tx_retries;      /* 0: NAPI_TX_RETRIES_DEFAULT */
+	int (*script)(struct napi_ctx *ctx);
+};
+
+/* A context of shape c over the fake port, or NULL. */
 static struct napi_ctx *
-create_with_queues(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_mode mode)
+setup(const struct ctx_case *c)
 {
-	struct napi_ctx *ctx = napi_ctx_create(conf);
+	struct napi_ctx_conf conf;
+	struct napi_ctx *ctx;
 	unsigned int i;
 
-	for (i = 0; ctx != NULL && i < nb; i++) {
+	fake_conf(&conf, c->nb);
+	conf.defer_us = c->defer_us;
+	conf.disable_on_race = !c->keep_armed_on_race;
+	conf.sleep_timeout_ms = c->sleep_timeout_ms;
+	if (c->tx_retries != 0)
+		conf.tx_retries = c->tx_retries;
+	ctx = napi_ctx_create(&conf);
+	for (i = 0; ctx != NULL && i < c->nb; i++) {
 		struct napi_queue_conf qc = {
 			.port = 0,
 			.queue = (uint16_t)i,
-			.mode = mode,
+			.mode = c->mode,
 			.handler = count_handler,
+			.has_tx = c->has_tx,
+			.tx_port = c->tx_port,
+			.tx_queue = (uint16_t)i,
 		};
 
 		if (napi_queue_add(ctx, &qc) != (int)i) {
@@ -87,23 +116,6 @@ create_with_queues(const struct napi_ctx_conf *conf, unsigned int nb, enum napi_
 		}
 	}
 	return ctx;
-}
-
-/*
- * A context over the fake port with nb queues of `mode` (budget 64) and a
- * housekeeping timeout of sleep_timeout_ms (0: none).
- */
-static struct napi_ctx *
-setup(unsigned int nb, enum napi_mode mode, uint32_t defer_us, bool disable_on_race,
-      uint32_t sleep_timeout_ms)
-{
-	struct napi_ctx_conf conf;
-
-	fake_conf(&conf, nb);
-	conf.defer_us = defer_us;
-	conf.disable_on_race = disable_on_race;
-	conf.sleep_timeout_ms = sleep_timeout_ms;
-	return create_with_queues(&conf, nb, mode);
 }
 
 static struct napi_queue_stats
@@ -126,25 +138,11 @@ lstats(struct napi_ctx *ctx)
 	return ls;
 }
 
-/*
- * A case that runs a script on a fresh setup() context: the context's shape
- * (setup()'s arguments) and the script, which only scripts and checks.
- */
-struct ctx_case {
-	unsigned int nb;
-	enum napi_mode mode;
-	uint32_t defer_us;        /* hybrid's cap (0: arm at the first empty round) */
-	bool keep_armed_on_race;  /* disable_on_race off */
-	uint32_t sleep_timeout_ms; /* the housekeeping timeout (0: none) */
-	int (*script)(struct napi_ctx *ctx);
-};
-
 static int
 run_on_ctx(const void *arg)
 {
 	const struct ctx_case *c = arg;
-	struct napi_ctx *ctx = setup(c->nb, c->mode, c->defer_us, !c->keep_armed_on_race,
-				     c->sleep_timeout_ms);
+	struct napi_ctx *ctx = setup(c);
 	int ret = -1;
 
 	CHECK(ctx != NULL);
@@ -161,6 +159,9 @@ teardown:
  */
 #define CTX_CASE(name, fn, ...) \
 	{ name, run_on_ctx, &(const struct ctx_case){ .script = fn, __VA_ARGS__ } }
+
+/* Two interrupt-mode queues, as the cases that build their own contexts use. */
+static const struct ctx_case two_interrupt = { .nb = 2, .mode = NAPI_MODE_INTERRUPT };
 
 /* ---- cases ---------------------------------------------------------------- */
 
@@ -340,7 +341,7 @@ test_all_armed_sleeps(struct napi_ctx *ctx)
 static int
 test_partial_armed_no_sleep(const void *arg)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
+	struct napi_ctx *ctx = setup(&two_interrupt);
 	struct napi_queue_conf qc = {
 		.port = 0, .queue = 2, .mode = NAPI_MODE_POLL, .handler = count_handler,
 	};
@@ -358,7 +359,7 @@ test_partial_armed_no_sleep(const void *arg)
 
 	/* a poll-mode entry keeps the context awake forever */
 	napi_ctx_free(ctx);
-	ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
+	ctx = setup(&two_interrupt);
 	CHECK(ctx != NULL);
 	fp.nb = 3;
 	fp.q[2].queue = 2;
@@ -434,29 +435,15 @@ test_spurious_wakeup(struct napi_ctx *ctx)
 }
 
 static int
-test_sleep_timeout_and_eintr(const void *arg)
+test_sleep_timeout_and_eintr(struct napi_ctx *ctx)
 {
-	struct napi_ctx_conf conf;
-	struct napi_queue_conf qc = {
-		.port = 0, .queue = 0, .mode = NAPI_MODE_INTERRUPT, .handler = count_handler,
-	};
-	struct napi_ctx *ctx;
-	int ret = -1;
-
-	fake_conf(&conf, 1);
-	conf.sleep_timeout_ms = 250;
-	ctx = create_with_queue(&conf, &qc);
-	CHECK(ctx != NULL);
-	CHECK_EQ(napi_poll_once(ctx), 0);
-	CHECK_EQ(fp.last_timeout, 250);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.last_timeout, 250);
 	fp.wait_ret_once = -1;
-	CHECK_EQ(napi_poll_once(ctx), -EINTR);
-	CHECK_EQ(lstats(ctx).sleep_interrupts, 1);
-	CHECK_EQ(lstats(ctx).sleep_timeouts, 1);
-	ret = 0;
-teardown:
-	napi_ctx_free(ctx);
-	return ret;
+	EXPECT_EQ(napi_poll_once(ctx), -EINTR);
+	EXPECT_EQ(lstats(ctx).sleep_interrupts, 1);
+	EXPECT_EQ(lstats(ctx).sleep_timeouts, 1);
+	return 0;
 }
 
 /* On 2 interrupt-mode queues with a housekeeping timeout. */
@@ -536,7 +523,7 @@ test_register_failure_polls(struct napi_ctx *ctx)
 static int
 test_free_unregisters(const void *arg)
 {
-	struct napi_ctx *ctx = setup(2, NAPI_MODE_INTERRUPT, 0, true, 0);
+	struct napi_ctx *ctx = setup(&two_interrupt);
 	int ret = -1;
 
 	CHECK(ctx != NULL);
@@ -576,107 +563,78 @@ test_duplicate_lcore(struct napi_ctx *ctx)
 }
 
 static int
-test_tx_backpressure(const void *arg)
+test_tx_backpressure(struct napi_ctx *ctx)
 {
-	struct napi_ctx_conf conf;
-	struct napi_queue_conf qc = {
-		.port = 0, .queue = 0, .mode = NAPI_MODE_POLL, .handler = count_handler,
-		.has_tx = true, .tx_port = 1, .tx_queue = 0,
-	};
 	struct rte_mbuf *pkts[32];
 	struct napi_queue_stats s;
 	struct napi_lcore_stats ls;
-	struct napi_ctx *ctx;
-	int ret = -1;
 
 	memset(pkts, 0, sizeof(pkts));
-	fake_conf(&conf, 1);
-	conf.tx_retries = 4;
-	ctx = create_with_queue(&conf, &qc);
-	CHECK(ctx != NULL);
-
 	/* room for all: one burst, no retry */
 	fp.tx_room = 100;
-	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 10), 10);
-	CHECK_EQ(fp.tx_calls, 1);
-	CHECK_EQ(fp.cleanup_calls, 0);
+	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 10), 10);
+	EXPECT_EQ(fp.tx_calls, 1);
+	EXPECT_EQ(fp.cleanup_calls, 0);
 
 	/* 5 room, 2 completions per cleanup: 5 + 2 + 2 + 2 + 2 after 4 retries */
 	fp.tx_room = 5;
 	fp.tx_done = 100;
 	fp.tx_done_per_cleanup = 2;
-	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 20), 13);
-	CHECK_EQ(fp.cleanup_calls, 4);
+	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 20), 13);
+	EXPECT_EQ(fp.cleanup_calls, 4);
 	s = qstats(ctx, 0);
-	CHECK_EQ(s.tx_sent, 23);
-	CHECK_EQ(s.tx_retries, 4);
-	CHECK_EQ(s.tx_unsent, 7);
-	CHECK_EQ(s.tx_reclaimed, 8);
+	EXPECT_EQ(s.tx_sent, 23);
+	EXPECT_EQ(s.tx_retries, 4);
+	EXPECT_EQ(s.tx_unsent, 7);
+	EXPECT_EQ(s.tx_reclaimed, 8);
 
 	/* enough after one reclaim: stops retrying */
 	fp.tx_room = 0;
 	fp.tx_done_per_cleanup = 0;
 	fp.tx_done = 50;
-	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 8), 8);
-	CHECK_EQ(fp.cleanup_calls, 5);
+	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 8), 8);
+	EXPECT_EQ(fp.cleanup_calls, 5);
 
 	/* cleanup unsupported: tolerated, retries still bounded */
 	fp.cleanup_supported = false;
 	fp.tx_room = 0;
-	CHECK_EQ(napi_tx(ctx, 1, 0, pkts, 4), 0);
+	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 4), 0);
 
 	/* an unpaired queue counts on the context only */
 	fp.tx_room = 3;
-	CHECK_EQ(napi_tx(ctx, 2, 0, pkts, 3), 3);
+	EXPECT_EQ(napi_tx(ctx, 2, 0, pkts, 3), 3);
 
 	s = qstats(ctx, 0);
-	CHECK_EQ(s.tx_sent, 31);
-	CHECK_EQ(s.tx_retries, 9);
-	CHECK_EQ(s.tx_unsent, 11);
-	CHECK_EQ(s.tx_reclaimed, 58);
+	EXPECT_EQ(s.tx_sent, 31);
+	EXPECT_EQ(s.tx_retries, 9);
+	EXPECT_EQ(s.tx_unsent, 11);
+	EXPECT_EQ(s.tx_reclaimed, 58);
 	ls = lstats(ctx);
-	CHECK_EQ(ls.tx_sent, 34);
-	CHECK_EQ(ls.tx_retries, 9);
-	CHECK_EQ(ls.tx_unsent, 11);
-	CHECK_EQ(ls.tx_reclaimed, 58);
-	ret = 0;
-teardown:
-	napi_ctx_free(ctx);
-	return ret;
+	EXPECT_EQ(ls.tx_sent, 34);
+	EXPECT_EQ(ls.tx_retries, 9);
+	EXPECT_EQ(ls.tx_unsent, 11);
+	EXPECT_EQ(ls.tx_reclaimed, 58);
+	return 0;
 }
 
 static int
-test_tx_cleanup_during_rx(const void *arg)
+test_tx_cleanup_during_rx(struct napi_ctx *ctx)
 {
-	struct napi_ctx_conf conf;
-	struct napi_queue_conf qc = {
-		.port = 0, .queue = 0, .mode = NAPI_MODE_POLL, .handler = count_handler,
-		.has_tx = true, .tx_port = 0, .tx_queue = 0,
-	};
-	struct napi_ctx *ctx;
-	int ret = -1;
-
-	fake_conf(&conf, 1);
-	ctx = create_with_queue(&conf, &qc);
-	CHECK(ctx != NULL);
 	fp.tx_done = 7;
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.cleanup_calls, 1);
-	CHECK_EQ(qstats(ctx, 0).tx_reclaimed, 7);
-	CHECK_EQ(lstats(ctx).tx_reclaimed, 7);
+	EXPECT_EQ(fp.cleanup_calls, 1);
+	EXPECT_EQ(qstats(ctx, 0).tx_reclaimed, 7);
+	EXPECT_EQ(lstats(ctx).tx_reclaimed, 7);
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.cleanup_calls, 2);
+	EXPECT_EQ(fp.cleanup_calls, 2);
 	/* -ENOTSUP: tolerated once, never asked again */
 	fp.cleanup_supported = false;
 	napi_poll_once(ctx);
 	napi_poll_once(ctx);
 	napi_poll_once(ctx);
-	CHECK_EQ(fp.cleanup_calls, 3);
-	CHECK_EQ(qstats(ctx, 0).tx_reclaimed, 7);
-	ret = 0;
-teardown:
-	napi_ctx_free(ctx);
-	return ret;
+	EXPECT_EQ(fp.cleanup_calls, 3);
+	EXPECT_EQ(qstats(ctx, 0).tx_reclaimed, 7);
+	return 0;
 }
 
 /* The counters of struct napi_queue_stats that stats_exact compares. */
@@ -1355,7 +1313,9 @@ static const struct unit_case tests[] = {
 		 test_wakeup_disarms_woken_only, .nb = 3, .mode = NAPI_MODE_INTERRUPT),
 	CTX_CASE("spurious wakeup counted",
 		 test_spurious_wakeup, .nb = 2, .mode = NAPI_MODE_INTERRUPT),
-	{ "housekeeping timeout and EINTR", test_sleep_timeout_and_eintr, NULL },
+	CTX_CASE("housekeeping timeout and EINTR",
+		 test_sleep_timeout_and_eintr, .nb = 1, .mode = NAPI_MODE_INTERRUPT,
+		 .sleep_timeout_ms = 250),
 	CTX_CASE("housekeeping timeout polls queues that may have lost a wakeup",
 		 test_timeout_rescues_lost_wakeup, .nb = 2, .mode = NAPI_MODE_INTERRUPT,
 		 .sleep_timeout_ms = 10),
@@ -1369,8 +1329,11 @@ static const struct unit_case tests[] = {
 	{ "free disarms and unregisters", test_free_unregisters, NULL },
 	CTX_CASE("one context per lcore, tsc_hz needed",
 		 test_duplicate_lcore, .nb = 1, .mode = NAPI_MODE_POLL),
-	{ "tx back-pressure with bounded reclaim retries", test_tx_backpressure, NULL },
-	{ "tx cleanup during rx polls, -ENOTSUP tolerated", test_tx_cleanup_during_rx, NULL },
+	CTX_CASE("tx back-pressure with bounded reclaim retries",
+		 test_tx_backpressure, .nb = 1, .mode = NAPI_MODE_POLL,
+		 .has_tx = true, .tx_port = 1, .tx_retries = 4),
+	CTX_CASE("tx cleanup during rx polls, -ENOTSUP tolerated",
+		 test_tx_cleanup_during_rx, .nb = 1, .mode = NAPI_MODE_POLL, .has_tx = true),
 	CTX_CASE("stats exact",
 		 test_stats_exact, .nb = 2, .mode = NAPI_MODE_HYBRID, .defer_us = 0),
 	{ "mode names", test_modes_names, NULL },
