@@ -27,6 +27,8 @@
 static struct fake_port fp;
 static unsigned int handled[FAKE_QUEUES];   /* packets per queue */
 static unsigned int handler_calls;
+/* The window cases' timeline: the fake's clock at arrive_after()'s last arrival. */
+static uint64_t arrival;
 
 static void
 count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
@@ -37,13 +39,15 @@ count_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mb
 }
 
 /*
- * Reset the fake port (nb queues) and the handler counts, and fill conf with
- * what every case shares: lcore 3, the 1 MHz fake clock, the fake's ops.
+ * Reset the fake port (nb queues), the handler counts and the timeline (at
+ * the fake's clock), and fill conf with what every case shares: lcore 3,
+ * the 1 MHz fake clock, the fake's ops.
  */
 static void
 fake_conf(struct napi_ctx_conf *conf, unsigned int nb)
 {
 	fake_init(&fp, nb);
+	arrival = fp.clock;
 	memset(handled, 0, sizeof(handled));
 	handler_calls = 0;
 	napi_ctx_conf_init(conf);
@@ -859,28 +863,36 @@ window_us(struct napi_ctx *ctx)
 
 /*
  * Traffic on queue 0: `n` packets arrive `gap` us after the previous
- * arrival (*arrival, advanced). While the context is awake it runs a round
+ * arrival (`arrival`, advanced). While the context is awake it runs a round
  * every ROUND_US up to the arrival (packets that the timeline puts in the
  * past, behind a slow wakeup, arrive at once); if the queue is armed when
  * they arrive, the wakeup comes `wake` us later. The next call's rounds (or
  * settle()) poll them.
  */
 static void
-arrive_after(struct napi_ctx *ctx, uint64_t *arrival, uint64_t gap, uint32_t n, uint64_t wake)
+arrive_after(struct napi_ctx *ctx, uint64_t gap, uint32_t n, uint64_t wake)
 {
-	*arrival += gap;
-	while (!fp.q[0].armed && fp.clock + ROUND_US <= *arrival) {
+	arrival += gap;
+	while (!fp.q[0].armed && fp.clock + ROUND_US <= arrival) {
 		fp.clock += ROUND_US;
 		napi_poll_once(ctx);
 	}
-	if (fp.clock < *arrival)
-		fp.clock = *arrival;
+	if (fp.clock < arrival)
+		fp.clock = arrival;
 	fake_arrive(&fp, 0, n);
 	if (fp.q[0].armed) {
 		fp.sleep_cycles = wake;
 		napi_poll_once(ctx);   /* asleep: woken `wake` us after the arrival */
 		fp.sleep_cycles = 0;
 	}
+}
+
+/* count arrivals as arrive_after()'s, `gap` us apart. */
+static void
+arrive_every(struct napi_ctx *ctx, unsigned int count, uint64_t gap, uint32_t n, uint64_t wake)
+{
+	while (count-- > 0)
+		arrive_after(ctx, gap, n, wake);
 }
 
 /* Rounds every ROUND_US for `us` us, or until the queue is armed. */
@@ -921,9 +933,9 @@ gap_in(uint32_t *seed, uint64_t lo, uint64_t hi)
  * beyond the cap) takes it to 0.
  */
 static int
-to_zero(struct napi_ctx *ctx, uint64_t *t)
+to_zero(struct napi_ctx *ctx)
 {
-	arrive_after(ctx, t, 1000, 1, WAKE_US);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	settle(ctx, 1000);
 	EXPECT_EQ(window_us(ctx), 0);
 	return 0;
@@ -934,11 +946,8 @@ static int
 test_hybrid_stream_never_arms(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock;
-	unsigned int k;
 
-	for (k = 0; k < 2000; k++)
-		arrive_after(ctx, &t, 4, 32, WAKE_US);
+	arrive_every(ctx, 2000, 4, 32, WAKE_US);
 	settle(ctx, 1);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.arms, 0);
@@ -965,15 +974,13 @@ static int
 test_hybrid_stream_after_sparse(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s0, s;
-	uint64_t t = fp.clock;
-	unsigned int k;
 
-	EXPECT_EQ(to_zero(ctx, &t), 0);
+	EXPECT_EQ(to_zero(ctx), 0);
 	s0 = qstats(ctx, 0);
 	EXPECT_EQ(s0.arms, 2);
 	EXPECT_EQ(s0.window_shrinks, 1);
-	for (k = 0; k < 2000; k++)
-		arrive_after(ctx, &t, k == 0 ? 1000 : 4, 8, WAKE_US);
+	arrive_after(ctx, 1000, 8, WAKE_US);
+	arrive_every(ctx, 2000 - 1, 4, 8, WAKE_US);
 	settle(ctx, 1);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.packets - s0.packets, 2000 * 8);
@@ -995,16 +1002,15 @@ static int
 test_hybrid_sparse_two_polls(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock, polls[64];
+	uint64_t polls[64];
 	unsigned int k;
 
-	for (k = 0; k < 100; k++)
-		arrive_after(ctx, &t, 4, 32, WAKE_US);
+	arrive_every(ctx, 100, 4, 32, WAKE_US);
 	EXPECT_EQ(window_us(ctx), CAP);
 	EXPECT_EQ(qstats(ctx, 0).arms, 0);
 	for (k = 0; k < RTE_DIM(polls); k++) {
 		polls[k] = qstats(ctx, 0).polls;
-		arrive_after(ctx, &t, 1000, 1, WAKE_US);
+		arrive_after(ctx, 1000, 1, WAKE_US);
 	}
 	settle(ctx, 1000);
 	s = qstats(ctx, 0);
@@ -1056,12 +1062,11 @@ static int
 test_hybrid_pairs_stay_zero(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock;
 	uint32_t seed = 1;
 	unsigned int k;
 
 	for (k = 0; k < 600; k++) {
-		arrive_after(ctx, &t, k % 2 == 0 ? gap_in(&seed, 100, 1900) : gap_in(&seed, 35, 665),
+		arrive_after(ctx, k % 2 == 0 ? gap_in(&seed, 100, 1900) : gap_in(&seed, 35, 665),
 			     1, WAKE_US);
 		if (k >= 1)
 			EXPECT_EQ(window_us(ctx), 0);
@@ -1091,10 +1096,9 @@ static int
 test_hybrid_race_disarms(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock;
 
-	EXPECT_EQ(to_zero(ctx, &t), 0);
-	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	EXPECT_EQ(to_zero(ctx), 0);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 1);      /* the packet */
 	fp.clock += 1;
@@ -1114,10 +1118,10 @@ test_hybrid_race_disarms(struct napi_ctx *ctx)
 	EXPECT_EQ(napi_poll_once(ctx), 1);      /* the raced packet */
 	settle(ctx, 1000);
 	EXPECT(fp.q[0].armed);
-	EXPECT_EQ(fp.clock - t, WAKE_US + 3 + CAP); /* armed a window after the last packet */
+	EXPECT_EQ(fp.clock - arrival, WAKE_US + 3 + CAP); /* armed a window after the last packet */
 	/* -EAGAIN: the port disarmed itself, no disable call */
-	EXPECT_EQ(to_zero(ctx, &t), 0);
-	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	EXPECT_EQ(to_zero(ctx), 0);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 1);
 	fp.clock += 1;
@@ -1143,19 +1147,18 @@ test_hybrid_race_disarms(struct napi_ctx *ctx)
 static int
 test_hybrid_grows(struct napi_ctx *ctx)
 {
-	uint64_t t = fp.clock;
 
-	EXPECT_EQ(to_zero(ctx, &t), 0);
-	arrive_after(ctx, &t, 1000, 100, WAKE_US);     /* a backlog while asleep */
+	EXPECT_EQ(to_zero(ctx), 0);
+	arrive_after(ctx, 1000, 100, WAKE_US);     /* a backlog while asleep */
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 64);
 	EXPECT_EQ(window_us(ctx), CAP);
 	EXPECT_EQ(qstats(ctx, 0).window_grows, 1);
 	settle(ctx, 1000);
-	EXPECT_EQ(to_zero(ctx, &t), 0);                 /* the next wakeup: far beyond */
+	EXPECT_EQ(to_zero(ctx), 0);                 /* the next wakeup: far beyond */
 	EXPECT_EQ(qstats(ctx, 0).window_shrinks, 2);
 	/* armed right after the packet: one 2 us later wakes 12 us after arming */
-	arrive_after(ctx, &t, 2, 1, WAKE_US);
+	arrive_after(ctx, 2, 1, WAKE_US);
 	EXPECT_EQ(qstats(ctx, 0).wakeups, 4);
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 1);
@@ -1174,14 +1177,11 @@ static int
 test_hybrid_probe_finds_stream(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s0, s;
-	uint64_t t = fp.clock;
-	unsigned int k;
 
-	EXPECT_EQ(to_zero(ctx, &t), 0);
-	t = fp.clock;
+	EXPECT_EQ(to_zero(ctx), 0);
+	arrival = fp.clock;
 	s0 = qstats(ctx, 0);
-	for (k = 0; k < 400; k++)
-		arrive_after(ctx, &t, 15, 1, 40);
+	arrive_every(ctx, 400, 15, 1, 40);
 	settle(ctx, 1);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.packets - s0.packets, 400);
@@ -1202,11 +1202,11 @@ static int
 test_hybrid_app_work(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock, t0;
+	uint64_t t0;
 	unsigned int k;
 
-	EXPECT_EQ(to_zero(ctx, &t), 0);
-	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	EXPECT_EQ(to_zero(ctx), 0);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 1);
 	napi_work(ctx);                     /* the application found work now */
@@ -1226,7 +1226,7 @@ test_hybrid_app_work(struct napi_ctx *ctx)
 	EXPECT_EQ(lstats(ctx).work_calls, 1);
 	EXPECT_EQ(lstats(ctx).work_holds, CAP - 1);
 	/* work every 5 us keeps the queue polled as long as it comes */
-	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	fp.clock += 1;
 	EXPECT_EQ(napi_poll_once(ctx), 1);
 	for (k = 0; k < 1000; k++) {
@@ -1247,18 +1247,15 @@ static int
 test_hybrid_cap_zero(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t t = fp.clock;
-	unsigned int k;
 
 	settle(ctx, 10);
 	EXPECT_EQ(qstats(ctx, 0).polls, 1);
-	for (k = 0; k < 50; k++)
-		arrive_after(ctx, &t, 4, 32, WAKE_US);  /* short sleeps */
-	arrive_after(ctx, &t, 1000, 100, WAKE_US);      /* a full first round */
+	arrive_every(ctx, 50, 4, 32, WAKE_US);           /* short sleeps */
+	arrive_after(ctx, 1000, 100, WAKE_US);      /* a full first round */
 	napi_work(ctx);
 	settle(ctx, 100);
 	fp.q[0].arrive_on_enable = 1;                   /* a race */
-	arrive_after(ctx, &t, 1000, 1, WAKE_US);
+	arrive_after(ctx, 1000, 1, WAKE_US);
 	settle(ctx, 100);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.races, 1);
