@@ -566,12 +566,27 @@ test_duplicate_lcore(struct napi_ctx *ctx)
 	return 0;
 }
 
+/* The fake's tx side for the next napi_tx(): room, completions, per cleanup. */
+static void
+tx_side(uint32_t room, uint32_t done, uint32_t done_per_cleanup)
+{
+	fp.tx_room = room;
+	fp.tx_done = done;
+	fp.tx_done_per_cleanup = done_per_cleanup;
+}
+
+/* The tx counters of st, a queue's or the context's stats, are these. */
+#define EXPECT_TX_COUNTS(st, sent, retries, unsent, reclaimed) do { \
+	EXPECT_EQ((st).tx_sent, sent); \
+	EXPECT_EQ((st).tx_retries, retries); \
+	EXPECT_EQ((st).tx_unsent, unsent); \
+	EXPECT_EQ((st).tx_reclaimed, reclaimed); \
+} while (0)
+
 static int
 test_tx_backpressure(struct napi_ctx *ctx)
 {
 	struct rte_mbuf *pkts[32];
-	struct napi_queue_stats s;
-	struct napi_lcore_stats ls;
 
 	memset(pkts, 0, sizeof(pkts));
 	/* room for all: one burst, no retry */
@@ -581,21 +596,13 @@ test_tx_backpressure(struct napi_ctx *ctx)
 	EXPECT_EQ(fp.cleanup_calls, 0);
 
 	/* 5 room, 2 completions per cleanup: 5 + 2 + 2 + 2 + 2 after 4 retries */
-	fp.tx_room = 5;
-	fp.tx_done = 100;
-	fp.tx_done_per_cleanup = 2;
+	tx_side(5, 100, 2);
 	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 20), 13);
 	EXPECT_EQ(fp.cleanup_calls, 4);
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.tx_sent, 23);
-	EXPECT_EQ(s.tx_retries, 4);
-	EXPECT_EQ(s.tx_unsent, 7);
-	EXPECT_EQ(s.tx_reclaimed, 8);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 23, 4, 7, 8);
 
 	/* enough after one reclaim: stops retrying */
-	fp.tx_room = 0;
-	fp.tx_done_per_cleanup = 0;
-	fp.tx_done = 50;
+	tx_side(0, 50, 0);
 	EXPECT_EQ(napi_tx(ctx, 1, 0, pkts, 8), 8);
 	EXPECT_EQ(fp.cleanup_calls, 5);
 
@@ -608,16 +615,8 @@ test_tx_backpressure(struct napi_ctx *ctx)
 	fp.tx_room = 3;
 	EXPECT_EQ(napi_tx(ctx, 2, 0, pkts, 3), 3);
 
-	s = qstats(ctx, 0);
-	EXPECT_EQ(s.tx_sent, 31);
-	EXPECT_EQ(s.tx_retries, 9);
-	EXPECT_EQ(s.tx_unsent, 11);
-	EXPECT_EQ(s.tx_reclaimed, 58);
-	ls = lstats(ctx);
-	EXPECT_EQ(ls.tx_sent, 34);
-	EXPECT_EQ(ls.tx_retries, 9);
-	EXPECT_EQ(ls.tx_unsent, 11);
-	EXPECT_EQ(ls.tx_reclaimed, 58);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 31, 9, 11, 58);
+	EXPECT_TX_COUNTS(lstats(ctx), 34, 9, 11, 58);
 	return 0;
 }
 
