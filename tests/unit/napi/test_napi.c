@@ -659,6 +659,22 @@ expect_qstats(const struct napi_queue_stats *got, const struct napi_queue_stats 
 	return 0;
 }
 
+/* The counters of struct napi_lcore_stats that stats_exact compares. */
+#define LSTATS_COUNTERS(X) \
+	X(rounds) X(polls) X(empty_polls) X(packets) X(arms) X(arms_held) X(defer_ns) \
+	X(wake_cost_ns) X(races) X(sleeps) X(sleep_timeouts) X(wakeups) X(wakeup_packets) \
+	X(sleep_cycles) X(nb_queues) X(tsc_hz)
+
+/* Every counter above of @p got equals @p want's. */
+static int
+expect_lstats(const struct napi_lcore_stats *got, const struct napi_lcore_stats *want)
+{
+#define EXPECT_COUNTER(f) EXPECT_EQ(got->f, want->f);
+	LSTATS_COUNTERS(EXPECT_COUNTER)
+#undef EXPECT_COUNTER
+	return 0;
+}
+
 static int
 test_stats_exact(struct napi_ctx *ctx)
 {
@@ -696,22 +712,11 @@ test_stats_exact(struct napi_ctx *ctx)
 	EXPECT_EQ(expect_qstats(&q1, &(const struct napi_queue_stats){
 		.polls = 4, .empty_polls = 2, .packets = 4, .arms = 2, .races = 1,
 		.race_disarms = 1, .arms_held = 1, .armed = true }), 0);
-	EXPECT_EQ(ls.rounds, 7);
-	EXPECT_EQ(ls.polls, 9);
-	EXPECT_EQ(ls.empty_polls, 4);
-	EXPECT_EQ(ls.packets, 78);
-	EXPECT_EQ(ls.arms, 4);
-	EXPECT_EQ(ls.arms_held, 3);
-	EXPECT_EQ(ls.defer_ns, 0);
-	EXPECT_EQ(ls.wake_cost_ns, NAPI_WAKE_COST_US * 1000);
-	EXPECT_EQ(ls.races, 1);
-	EXPECT_EQ(ls.sleeps, 3);
-	EXPECT_EQ(ls.sleep_timeouts, 2);
-	EXPECT_EQ(ls.wakeups, 1);
-	EXPECT_EQ(ls.wakeup_packets, 4);
-	EXPECT_EQ(ls.sleep_cycles, 3 * (1000 + 1));
-	EXPECT_EQ(ls.nb_queues, 2);
-	EXPECT_EQ(ls.tsc_hz, 1000000);
+	EXPECT_EQ(expect_lstats(&ls, &(const struct napi_lcore_stats){
+		.rounds = 7, .polls = 9, .empty_polls = 4, .packets = 78, .arms = 4,
+		.arms_held = 3, .defer_ns = 0, .wake_cost_ns = NAPI_WAKE_COST_US * 1000,
+		.races = 1, .sleeps = 3, .sleep_timeouts = 2, .wakeups = 1, .wakeup_packets = 4,
+		.sleep_cycles = 3 * (1000 + 1), .nb_queues = 2, .tsc_hz = 1000000 }), 0);
 	EXPECT_EQ(handled[0], 74);
 	EXPECT_EQ(handled[1], 4);
 	/* each poll takes one tick (its closing now()); busy = polls with packets */
