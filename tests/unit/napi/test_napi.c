@@ -234,6 +234,15 @@ teardown:
  * context's stats and at the port), the race disarms and the port's
  * disables are the case's.
  */
+/* One round that handles no packet and leaves the fake's wait count at waits. */
+static int
+round_waits(struct napi_ctx *ctx, unsigned int waits)
+{
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.waits, waits);
+	return 0;
+}
+
 static int
 race_at_arming(struct napi_ctx *ctx, int enable_ret, uint32_t n, bool armed,
 	       uint64_t race_disarms, unsigned int disables)
@@ -328,16 +337,14 @@ test_all_armed_sleeps(struct napi_ctx *ctx)
 	struct napi_lcore_stats ls;
 
 	fp.sleep_cycles = 500;
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(round_waits(ctx, 1), 0);
 	EXPECT(fp.q[0].armed && fp.q[1].armed && fp.q[2].armed);
 	ls = lstats(ctx);
 	EXPECT_EQ(ls.sleeps, 1);
 	EXPECT_EQ(ls.sleep_timeouts, 1);  /* the fake returned 0 events */
 	EXPECT_EQ(ls.sleep_cycles, 500);
 	/* nothing woke: the next round polls nothing and sleeps again */
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(round_waits(ctx, 2), 0);
 	EXPECT_EQ(fp.q[0].rx_calls, 1);
 	return 0;
 }
@@ -385,12 +392,10 @@ test_wakeup_disarms_woken_only(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
 
-	EXPECT_EQ(napi_poll_once(ctx), 0);     /* all armed, asleep */
-	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(round_waits(ctx, 1), 0);     /* all armed, asleep */
 	fake_arrive(&fp, 1, 5);
 	EXPECT(fp.q[1].signalled);
-	EXPECT_EQ(napi_poll_once(ctx), 0);     /* polls nobody, wakes for q1 */
-	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(round_waits(ctx, 2), 0);     /* polls nobody, wakes for q1 */
 	EXPECT_EQ(fp.q[1].disables, 1);
 	EXPECT_EQ(fp.q[0].disables, 0);
 	EXPECT_EQ(fp.q[2].disables, 0);
@@ -408,8 +413,7 @@ test_wakeup_disarms_woken_only(struct napi_ctx *ctx)
 	EXPECT_EQ(s.wakeup_packets, 5);
 	EXPECT_EQ(qstats(ctx, 0).wakeups, 0);
 	/* q1 empty: armed again, all armed, asleep */
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	EXPECT_EQ(fp.waits, 3);
+	EXPECT_EQ(round_waits(ctx, 3), 0);
 	EXPECT_EQ(fp.q[1].enables, 2);
 	return 0;
 }
@@ -454,12 +458,10 @@ test_sleep_timeout_and_eintr(struct napi_ctx *ctx)
 static int
 test_timeout_rescues_lost_wakeup(struct napi_ctx *ctx)
 {
-	EXPECT_EQ(napi_poll_once(ctx), 0);           /* both armed, asleep, timeout */
-	EXPECT_EQ(fp.waits, 1);
+	EXPECT_EQ(round_waits(ctx, 1), 0);           /* both armed, asleep, timeout */
 	/* count supported, nothing there: timeouts leave the queues armed */
 	EXPECT_EQ(fp.q[0].disables + fp.q[1].disables, 0);
-	EXPECT_EQ(napi_poll_once(ctx), 0);
-	EXPECT_EQ(fp.waits, 2);
+	EXPECT_EQ(round_waits(ctx, 2), 0);
 	EXPECT_EQ(fp.q[0].rx_calls, 1);
 	/* a packet lands on q1 without a signal (a lost wakeup) */
 	fp.q[1].waiting = 2;
