@@ -250,16 +250,77 @@ peer_xport_tx(struct peer_xport *x, uint16_t port, uint16_t queue, struct peer_x
 	return k;
 }
 
-unsigned int
-peer_xport_rx(struct peer_xport *x, peer_xport_rx_fn fn, void *arg)
+static void
+peer_xport_swap(uint8_t *frame)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	struct rte_ether_addr a;
+
+	rte_ether_addr_copy(&eth->dst_addr, &a);
+	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
+	rte_ether_addr_copy(&a, &eth->src_addr);
+}
+
+/* What peer_xport_bursts() calls with each burst of n > 0 packets that
+ * queue q of port p received: the callback owns the mbufs. */
+typedef void (*peer_xport_burst_fn)(struct peer_xport *x, uint16_t p, uint16_t q,
+				    struct rte_mbuf **m, uint16_t n, void *arg);
+
+/* One rx burst from every queue of every ethdev port, each non-empty one
+ * handed to fn and counted; returns the packets received. */
+static unsigned int
+peer_xport_bursts(struct peer_xport *x, peer_xport_burst_fn fn, void *arg)
 {
 	struct rte_mbuf *m[PEER_XPORT_BURST];
 	unsigned int total = 0;
-	uint16_t p, q, n, i;
+	uint16_t p, q, n;
+
+	for (p = 0; p < x->nb_ports; p++) {
+		for (q = 0; q < x->nb_queues; q++) {
+			n = rte_eth_rx_burst(x->port_id[p], q, m, PEER_XPORT_BURST);
+			if (n == 0)
+				continue;
+			fn(x, p, q, m, n, arg);
+			x->q_back[q] += n;
+			total += n;
+		}
+	}
+	return total;
+}
+
+struct peer_xport_rx_cb {
+	peer_xport_rx_fn fn;
+	void *arg;
+};
+
+/* peer_xport_rx(): each packet's first bytes to the caller's callback. */
+static void
+peer_xport_rx_burst(struct peer_xport *x, uint16_t p, uint16_t q, struct rte_mbuf **m,
+		    uint16_t n, void *arg)
+{
+	const struct peer_xport_rx_cb *cb = arg;
+	uint64_t t = peer_now_ns();
 	const uint8_t *data;
+	uint16_t i;
+
+	RTE_SET_USED(x);
+	for (i = 0; i < n; i++) {
+		uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m[i]), PEER_XPORT_FRAME);
+
+		data = rte_pktmbuf_read(m[i], 0, len, peer_xport_scratch);
+		cb->fn(cb->arg, data, len, p, q, t);
+	}
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+unsigned int
+peer_xport_rx(struct peer_xport *x, peer_xport_rx_fn fn, void *arg)
+{
+	struct peer_xport_rx_cb cb = { .fn = fn, .arg = arg };
+	unsigned int total = 0;
 	struct sockaddr_ll from;
 	socklen_t flen;
-	uint64_t t;
+	uint16_t i;
 	ssize_t r;
 
 	if (x->kind != PEER_XPORT_ETHDEV) {
@@ -283,43 +344,33 @@ peer_xport_rx(struct peer_xport *x, peer_xport_rx_fn fn, void *arg)
 		}
 		return total;
 	}
-	for (p = 0; p < x->nb_ports; p++) {
-		for (q = 0; q < x->nb_queues; q++) {
-			n = rte_eth_rx_burst(x->port_id[p], q, m, PEER_XPORT_BURST);
-			if (n == 0)
-				continue;
-			t = peer_now_ns();
-			for (i = 0; i < n; i++) {
-				uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m[i]), PEER_XPORT_FRAME);
-
-				data = rte_pktmbuf_read(m[i], 0, len, peer_xport_scratch);
-				fn(arg, data, len, p, q, t);
-			}
-			rte_pktmbuf_free_bulk(m, n);
-			x->q_back[q] += n;
-			total += n;
-		}
-	}
-	return total;
+	return peer_xport_bursts(x, peer_xport_rx_burst, &cb);
 }
 
+/* peer_xport_reflect(): each frame back out of the queue it came in on,
+ * its addresses swapped; arg counts the packets sent. */
 static void
-peer_xport_swap(uint8_t *frame)
+peer_xport_reflect_burst(struct peer_xport *x, uint16_t p, uint16_t q, struct rte_mbuf **m,
+			 uint16_t n, void *arg)
 {
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
-	struct rte_ether_addr a;
+	uint64_t *tx = arg;
+	uint16_t i, k;
 
-	rte_ether_addr_copy(&eth->dst_addr, &a);
-	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
-	rte_ether_addr_copy(&a, &eth->src_addr);
+	for (i = 0; i < n; i++)
+		if (rte_pktmbuf_data_len(m[i]) >= sizeof(struct rte_ether_hdr))
+			peer_xport_swap(rte_pktmbuf_mtod(m[i], uint8_t *));
+	k = rte_eth_tx_burst(x->port_id[p], q, m, n);
+	if (k < n)
+		rte_pktmbuf_free_bulk(m + k, n - k);
+	x->q_sent[q] += k;
+	*tx += k;
 }
 
 unsigned int
 peer_xport_reflect(struct peer_xport *x, uint64_t *tx)
 {
-	struct rte_mbuf *m[PEER_XPORT_BURST];
 	unsigned int total = 0;
-	uint16_t p, q, n, i, k;
+	uint16_t i;
 	ssize_t r;
 
 	if (x->kind != PEER_XPORT_ETHDEV) {
@@ -337,24 +388,7 @@ peer_xport_reflect(struct peer_xport *x, uint64_t *tx)
 		}
 		return total;
 	}
-	for (p = 0; p < x->nb_ports; p++) {
-		for (q = 0; q < x->nb_queues; q++) {
-			n = rte_eth_rx_burst(x->port_id[p], q, m, PEER_XPORT_BURST);
-			if (n == 0)
-				continue;
-			for (i = 0; i < n; i++)
-				if (rte_pktmbuf_data_len(m[i]) >= sizeof(struct rte_ether_hdr))
-					peer_xport_swap(rte_pktmbuf_mtod(m[i], uint8_t *));
-			k = rte_eth_tx_burst(x->port_id[p], q, m, n);
-			if (k < n)
-				rte_pktmbuf_free_bulk(m + k, n - k);
-			x->q_back[q] += n;
-			x->q_sent[q] += k;
-			*tx += k;
-			total += n;
-		}
-	}
-	return total;
+	return peer_xport_bursts(x, peer_xport_reflect_burst, tx);
 }
 
 int
