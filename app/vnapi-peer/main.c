@@ -138,15 +138,6 @@ enum mode {
 	MODE_ECHO,
 };
 
-static const char *const mode_names[] = {
-	[MODE_IDLE] = "idle",
-	[MODE_SPARSE] = "sparse",
-	[MODE_CLOSED] = "closed",
-	[MODE_OPEN] = "open",
-	[MODE_RR] = "rr",
-	[MODE_ECHO] = "echo",
-};
-
 static const char *const xform_names[] = {
 	[PEER_XFORM_IO] = "io",
 	[PEER_XFORM_MACSWAP] = "macswap",
@@ -881,6 +872,28 @@ run_echo(struct phase *ph)
 	return 0;
 }
 
+/* An idle phase: receive until its time is up. */
+static int
+run_idle(struct phase *ph)
+{
+	return rx_until(ph->t_begin + (uint64_t)(ph->secs * 1e9), true);
+}
+
+/* Each kind of phase: its name in --phase, the keys it takes and its
+ * traffic, run from the phase's t_begin on. */
+static const struct mode_kind {
+	const char *name;
+	const char *keys;
+	int (*run)(struct phase *ph);
+} modes[] = {
+	[MODE_IDLE] = { "idle", " secs ", run_idle },
+	[MODE_SPARSE] = { "sparse", " count secs gap gap2 step ", run_sparse },
+	[MODE_CLOSED] = { "closed", " count secs window burst gap_us ", run_closed },
+	[MODE_OPEN] = { "open", " count secs rate burst ", run_open },
+	[MODE_RR] = { "rr", " count secs ", run_rr },
+	[MODE_ECHO] = { "echo", " secs ", run_echo },
+};
+
 /* After the phase's sending: wait until every frame is back or given up. */
 static int
 phase_drain(struct phase *ph)
@@ -1055,7 +1068,7 @@ report_phase(struct phase *ph)
 	uint64_t *v;
 
 	kv(b, sizeof(b), &off, "PHASE %u %s result secs=%.3f", (unsigned int)(ph - o.ph),
-	   mode_names[ph->mode], secs);
+	   modes[ph->mode].name, secs);
 	kv_counts(b, sizeof(b), &off, ph, 1);
 	kv(b, sizeof(b), &off, " size=%u pps=%.1f mbps=%.1f", o.size,
 	   secs > 0 ? (double)ph->t.back / secs : 0.0,
@@ -1167,7 +1180,7 @@ run_phase(struct phase *ph)
 	if ((ph->mode == MODE_CLOSED || ph->mode == MODE_OPEN) &&
 	    (ph->hist = calloc(HIST_US, sizeof(*ph->hist))) == NULL)
 		return EXIT_SETUP;
-	printf("PHASE %u %s begin\n", (unsigned int)(ph - o.ph), mode_names[ph->mode]);
+	printf("PHASE %u %s begin\n", (unsigned int)(ph - o.ph), modes[ph->mode].name);
 	fflush(stdout);
 	g.cur = ph;
 	k0 = kicks_now();
@@ -1175,32 +1188,13 @@ run_phase(struct phase *ph)
 	ph->rx = g.rx_total;
 	ph->t_begin = peer_now_ns();
 	ph->t_last_tx = ph->t_begin;
-	switch (ph->mode) {
-	case MODE_IDLE:
-		ret = rx_until(ph->t_begin + (uint64_t)(ph->secs * 1e9), true);
-		break;
-	case MODE_SPARSE:
-		ret = run_sparse(ph);
-		break;
-	case MODE_CLOSED:
-		ret = run_closed(ph);
-		break;
-	case MODE_OPEN:
-		ret = run_open(ph);
-		break;
-	case MODE_RR:
-		ret = run_rr(ph);
-		break;
-	default:
-		ret = run_echo(ph);
-		break;
-	}
+	ret = modes[ph->mode].run(ph);
 	ph->t_stop = peer_now_ns();
 	ph->cpu_s = cpu_now_s() - c0;
 	ph->kicks = kicks_now();
 	ph->kicks = ph->kicks == UINT64_MAX || k0 == UINT64_MAX ? UINT64_MAX : ph->kicks - k0;
 	ph->rx = g.rx_total - ph->rx;
-	printf("PHASE %u %s stop secs=%.3f\n", (unsigned int)(ph - o.ph), mode_names[ph->mode],
+	printf("PHASE %u %s stop secs=%.3f\n", (unsigned int)(ph - o.ph), modes[ph->mode].name,
 	       (double)(ph->t_stop - ph->t_begin) / 1e9);
 	fflush(stdout);
 	if (ret == 0 && ph->mode != MODE_ECHO)
@@ -1234,16 +1228,6 @@ parse_range(const char *s, uint32_t *lo, uint32_t *hi)
 	return 0;
 }
 
-/* The keys each kind of phase takes. */
-static const char *const mode_keys[] = {
-	[MODE_IDLE] = " secs ",
-	[MODE_SPARSE] = " count secs gap gap2 step ",
-	[MODE_CLOSED] = " count secs window burst gap_us ",
-	[MODE_OPEN] = " count secs rate burst ",
-	[MODE_RR] = " count secs ",
-	[MODE_ECHO] = " secs ",
-};
-
 /* One key=value of a phase spec. */
 static int
 phase_key(struct phase *ph, const char *k, const char *v)
@@ -1252,7 +1236,7 @@ phase_key(struct phase *ph, const char *k, const char *v)
 	uint32_t u;
 
 	snprintf(word, sizeof(word), " %s ", k);
-	if (strlen(k) > 16 || strstr(mode_keys[ph->mode], word) == NULL)
+	if (strlen(k) > 16 || strstr(modes[ph->mode].keys, word) == NULL)
 		return -1;
 	if (strcmp(k, "step") == 0 && v == NULL) {
 		ph->step = true;
@@ -1303,10 +1287,10 @@ opt_phase(const char *arg, void *dst)
 		return -1;
 	ph = &o.ph[o.nb_phases];
 	memset(ph, 0, sizeof(*ph));
-	for (m = 0; m < RTE_DIM(mode_names); m++)
-		if (strlen(mode_names[m]) == klen && strncmp(arg, mode_names[m], klen) == 0)
+	for (m = 0; m < RTE_DIM(modes); m++)
+		if (strlen(modes[m].name) == klen && strncmp(arg, modes[m].name, klen) == 0)
 			break;
-	if (m == RTE_DIM(mode_names))
+	if (m == RTE_DIM(modes))
 		return -1;
 	ph->mode = (enum mode)m;
 	ph->window = 128;
