@@ -211,12 +211,8 @@ ol_pkt_add(uint16_t n, const char *what, uint32_t len, uint8_t proto, bool csum,
 {
 	struct ol_pkt *p = &pkts[n];
 
-	p->what = what;
-	p->len = len;
-	p->proto = proto;
-	p->csum = csum;
-	p->tso = tso;
-	p->segsz = segsz;
+	*p = (struct ol_pkt){ .what = what, .len = len, .proto = proto, .tso = tso, .csum = csum,
+			      .segsz = segsz };
 	ol_build(p->exp, len, ipv6, proto, n + (ipv6 ? 50 : 0));
 	return n + 1;
 }
