@@ -249,6 +249,20 @@ drain_stop_timed(void)
 	return took;
 }
 
+/* Stop the front end (drain_stop_timed()) and read its drain report and
+ * tx_q0_dropped_at_stop: the milliseconds the stop took, or -1. */
+static double
+drain_stop_read(struct drain_report *r, uint64_t *dropped)
+{
+	double took = drain_stop_timed();
+
+	if (took < 0)
+		return -1;
+	*dropped = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
+	drain_report_get(r);
+	return took;
+}
+
 static int
 drain_start(void)
 {
@@ -465,12 +479,10 @@ pair_scenario_drain_stall(void)
 	peer_tap(be.received == DRAIN_STALL_TAKE && be.bad == 0,
 		 "the front end's ring took %" PRIu64 " packets; the back end took %" PRIu64 " of them, in order, then stopped consuming",
 		 sent, be.received);
-	took = drain_stop_timed();
+	took = drain_stop_read(&r, &dropped);
 	if (took < 0)
 		return -1;
-	dropped = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
 	fe_tx = drain_xstat(pair.fe_port, "tx_q0_good_packets");
-	drain_report_get(&r);
 	printf("# stop with a stalled back end returned after %.3f ms by the test's clock (tx_drain_ms=%u)\n",
 	       took, pair_opts.drain_ms);
 	if (bound_us == 0)
@@ -499,12 +511,10 @@ pair_scenario_drain_stall(void)
 		return peer_fail("remove the back end");
 	if (pair_wait_link(pair.fe_port, "front end", false, 10.0) != 0)
 		return -1;
-	took = drain_stop_timed();
+	took = drain_stop_read(&r, &dropped);
 	if (took < 0)
 		return -1;
-	dropped = drain_xstat(pair.fe_port, "tx_q0_dropped_at_stop");
 	reclaimed = drain_xstat(pair.fe_port, "tx_q0_reclaimed");
-	drain_report_get(&r);
 	peer_tap(r.looks == 0 && r.waited_us == 0 && r.left == 0,
 		 "stop with the back end away (link down): no drain (%" PRIu64 " looks, %" PRIu64 " packets left; it returned after %.3f ms)",
 		 r.looks, r.left, took);
