@@ -644,6 +644,41 @@ race_check_xstats(const struct race_xstats *x0, const struct race_xstats *x1,
 /* Deltas of queue race_q's detector xstats, b - a. */
 #define RACE_D(b, a, x) ((b).val[race_q][x] - (a).val[race_q][x])
 
+/* A detector xstat of queue race_q and its expected delta. */
+struct race_want {
+	unsigned int xs;
+	uint64_t d;
+};
+/* race_detector_tap()'s want and n from a list of { xstat, delta }. */
+#define RACE_WANT(...) \
+	(const struct race_want[]){ __VA_ARGS__ }, \
+	RTE_DIM(((const struct race_want[]){ __VA_ARGS__ }))
+
+/* One TAP line: each of the n xstats of want moved by exactly its delta
+ * from a to b on queue race_q; the line names every delta seen and
+ * expected. */
+static void
+race_detector_tap(const char *what, const struct race_xstats *a, const struct race_xstats *b,
+		  const struct race_want *want, unsigned int n)
+{
+	char seen[512], exp[128];
+	size_t so = 0, eo = 0;
+	bool ok = true;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t d = RACE_D(*b, *a, want[i].xs);
+
+		ok = ok && d == want[i].d;
+		so += (size_t)snprintf(seen + so, sizeof(seen) - RTE_MIN(so, sizeof(seen)),
+				       "%s%s +%" PRIu64, i ? ", " : "",
+				       race_xstat_defs[want[i].xs].short_name, d);
+		eo += (size_t)snprintf(exp + eo, sizeof(exp) - RTE_MIN(eo, sizeof(exp)),
+				       "%s+%" PRIu64, i ? ", " : "", want[i].d);
+	}
+	peer_tap(ok, "detector: %s on queue %u: %s (expected %s)", what, race_q, seen, exp);
+}
+
 /*
  * One armed wait on the empty queue whose notification we take off the
  * eventfd behind the driver's back, as if it had never come: arm, the back
@@ -750,16 +785,11 @@ race_detector_awake(struct race_xstats *a, struct race_xstats *b)
 	*b = *a;
 	if (race_xstats_read(b) != 0)
 		return -1;
-	peer_tap(RACE_D(*b, *a, XS_AWAKE) == 1 && RACE_D(*b, *a, XS_NOTIFICATIONS) == 0 &&
-		 RACE_D(*b, *a, XS_WAKEUPS) == 0 && RACE_D(*b, *a, XS_UNNOTIFIED) == 0 &&
-		 RACE_D(*b, *a, XS_LATE) == 0 && RACE_D(*b, *a, XS_RACED) == 0 &&
-		 RACE_D(*b, *a, XS_RESC_UN) == 0,
-		 "detector: a packet after a wait that timed out empty is an awake packet on queue %u: awake +%" PRIu64
-		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", unnotified +%" PRIu64 ", late +%" PRIu64
-		 ", raced +%" PRIu64 ", unannounced rescues +%" PRIu64 " (expected +1 and +0 for the rest)",
-		 race_q, RACE_D(*b, *a, XS_AWAKE), RACE_D(*b, *a, XS_NOTIFICATIONS),
-		 RACE_D(*b, *a, XS_WAKEUPS), RACE_D(*b, *a, XS_UNNOTIFIED), RACE_D(*b, *a, XS_LATE),
-		 RACE_D(*b, *a, XS_RACED), RACE_D(*b, *a, XS_RESC_UN));
+	race_detector_tap("a packet after a wait that timed out empty is an awake packet", a, b,
+			  RACE_WANT({ XS_AWAKE, 1 }, { XS_NOTIFICATIONS, 0 },
+				    { XS_WAKEUPS, 0 }, { XS_UNNOTIFIED, 0 },
+				    { XS_LATE, 0 }, { XS_RACED, 0 },
+				    { XS_RESC_UN, 0 }));
 	race_check_others(a, b, "detector");
 	return peer_failed() ? -1 : 0;
 }
@@ -785,25 +815,18 @@ race_detector(const struct race_result *res, const struct race_xstats *xl)
 		return 0;
 	if (race_detector_wait("lost", RACE_DETECTOR_WAIT_US, 0, &a, &b) != 0)
 		return -1;
-	peer_tap(RACE_D(b, a, XS_UNNOTIFIED) == 1 && RACE_D(b, a, XS_NOTIFICATIONS) == 0 &&
-		 RACE_D(b, a, XS_WAKEUPS) == 0 && RACE_D(b, a, XS_LATE) == 0 &&
-		 RACE_D(b, a, XS_RACED) == 0,
-		 "detector: a notification lost in a wait of %u us is counted on queue %u: unnotified +%" PRIu64
-		 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", late +%" PRIu64 ", raced +%" PRIu64
-		 " (expected +1, +0, +0, +0, +0)", RACE_DETECTOR_WAIT_US, race_q,
-		 RACE_D(b, a, XS_UNNOTIFIED), RACE_D(b, a, XS_NOTIFICATIONS),
-		 RACE_D(b, a, XS_WAKEUPS), RACE_D(b, a, XS_LATE), RACE_D(b, a, XS_RACED));
+	race_detector_tap("a notification lost in a wait of " RTE_STR(RACE_DETECTOR_WAIT_US)
+			  " us is counted", &a, &b,
+			  RACE_WANT({ XS_UNNOTIFIED, 1 }, { XS_NOTIFICATIONS, 0 },
+				    { XS_WAKEUPS, 0 }, { XS_LATE, 0 },
+				    { XS_RACED, 0 }));
 	a = b;
 	if (race_detector_wait("late", RACE_DETECTOR_WAIT_US, 1, &a, &b) != 0)
 		return -1;
-	peer_tap(RACE_D(b, a, XS_UNNOTIFIED) == 0 && RACE_D(b, a, XS_LATE) == 1 &&
-		 RACE_D(b, a, XS_NOTIFICATIONS) == 1 && RACE_D(b, a, XS_WAKEUPS) == 0 &&
-		 RACE_D(b, a, XS_RACED) == 0,
-		 "detector: a notification that lands after the disarm is late on queue %u: unnotified +%" PRIu64
-		 ", late +%" PRIu64 ", notifications +%" PRIu64 ", wakeups +%" PRIu64 ", raced +%" PRIu64
-		 " (expected +0, +1, +1, +0, +0)", race_q, RACE_D(b, a, XS_UNNOTIFIED),
-		 RACE_D(b, a, XS_LATE), RACE_D(b, a, XS_NOTIFICATIONS), RACE_D(b, a, XS_WAKEUPS),
-		 RACE_D(b, a, XS_RACED));
+	race_detector_tap("a notification that lands after the disarm is late", &a, &b,
+			  RACE_WANT({ XS_UNNOTIFIED, 0 }, { XS_LATE, 1 },
+				    { XS_NOTIFICATIONS, 1 }, { XS_WAKEUPS, 0 },
+				    { XS_RACED, 0 }));
 	a = b;
 	if (race_detector_wait("raced", 0, 0, &a, &b) != 0)
 		return -1;
