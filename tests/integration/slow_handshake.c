@@ -121,6 +121,16 @@ be_signal(void)
 	pthread_mutex_unlock(&be.mu);
 }
 
+/* Set *t to the time now, under be.mu, and wake the waiters on be.cv. */
+static void
+be_stamp(uint64_t *t)
+{
+	pthread_mutex_lock(&be.mu);
+	*t = peer_now_ns();
+	pthread_cond_broadcast(&be.cv);
+	pthread_mutex_unlock(&be.mu);
+}
+
 /* Wait for @p fd readable, @p stop / @p drop, or @p ms: 1 fd, 0 timeout, -1 stop/drop. */
 static int
 be_wait(int fd, int ms)
@@ -189,10 +199,7 @@ be_serve(int c, bool slow)
 		    (h.size > 0 && be_read(c, payload, h.size) != 0))
 			return;
 		if (first && slow) {
-			pthread_mutex_lock(&be.mu);
-			be.t_req = peer_now_ns();
-			pthread_cond_broadcast(&be.cv);
-			pthread_mutex_unlock(&be.mu);
+			be_stamp(&be.t_req);
 			/* The point of the test: SH_DELAY_MS of silence (ends early
 			 * only when the test stops). */
 			struct pollfd p = { .fd = be.stop_fd, .events = POLLIN };
@@ -212,12 +219,8 @@ be_serve(int c, bool slow)
 		memcpy(r + sizeof(rh), &v, sizeof(v));
 		if (send(c, &r, sizeof(r), MSG_NOSIGNAL) != (ssize_t)sizeof(r))
 			return;
-		if (first && slow) {
-			pthread_mutex_lock(&be.mu);
-			be.t_answer = peer_now_ns();
-			pthread_cond_broadcast(&be.cv);
-			pthread_mutex_unlock(&be.mu);
-		}
+		if (first && slow)
+			be_stamp(&be.t_answer);
 		first = false;
 	}
 }
@@ -441,6 +444,28 @@ ms_since(uint64_t t, uint64_t t0)
 	return t == 0 ? -1.0 : ((double)t - (double)t0) / 1e6;
 }
 
+/* Probe net_vhost0 on @p sock (port A) and start it; -1 when either
+ * failed. @p again names a second probe in the failure. */
+static int
+port_a_up(const char *sock, const char *again, const struct peer_port_conf *conf,
+	  uint16_t *port_a, bool *a_probed)
+{
+	if (peer_vhost_probe("net_vhost0", sock, 1, port_a) != 0)
+		return peer_fail("probe net_vhost0%s", again);
+	*a_probed = true;
+	return peer_port_start(*port_a, "back end", conf);
+}
+
+/* Probe the port @p name with @p devargs; -1 when it failed. */
+static int
+vnapi_probe(const char *devargs, const char *name, uint16_t *port, bool *probed)
+{
+	if (rte_dev_probe(devargs) != 0 || rte_eth_dev_get_port_by_name(name, port) != 0)
+		return peer_fail("probe %s", devargs);
+	*probed = true;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -479,27 +504,16 @@ main(int argc, char **argv)
 	}
 
 	/* Port A (net_vhost) and port 0 (net_vnapi, rx interrupts, LSC). */
-	if (peer_vhost_probe("net_vhost0", sock0, 1, &port_a) != 0) {
-		peer_fail("probe net_vhost0");
-		goto out;
-	}
-	a_probed = true;
 	/* net_vhost listens from its start on. */
-	if (peer_port_start(port_a, "back end", &conf) != 0)
+	if (port_a_up(sock0, "", &conf, &port_a, &a_probed) != 0)
 		goto out;
 	snprintf(args, sizeof(args), "net_vnapi0,path=%s", sock0);
-	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name("net_vnapi0", &port0) != 0) {
-		peer_fail("probe %s", args);
+	if (vnapi_probe(args, "net_vnapi0", &port0, &p0_probed) != 0)
 		goto out;
-	}
-	p0_probed = true;
 	/* Port 1: client of the slow back end, answered at once this time. */
 	snprintf(args, sizeof(args), "net_vnapi1,path=%s,reconnect_ms=100", sock1);
-	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name("net_vnapi1", &port1) != 0) {
-		peer_fail("probe %s", args);
+	if (vnapi_probe(args, "net_vnapi1", &port1, &p1_probed) != 0)
 		goto out;
-	}
-	p1_probed = true;
 	conf_a = conf;
 	conf_a.quiet = true;
 	conf.lsc = true;
@@ -547,12 +561,7 @@ main(int argc, char **argv)
 	/* And back: port 0 reconnects, its rings restart, its rx sleeper is
 	 * woken and armed again, link up; then SH_PKTS packets more. */
 	lsc_before = __atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE);
-	if (peer_vhost_probe("net_vhost0", sock0, 1, &port_a) != 0) {
-		peer_fail("probe net_vhost0 again");
-		goto out;
-	}
-	a_probed = true;
-	if (peer_port_start(port_a, "back end", &conf_a) != 0)
+	if (port_a_up(sock0, " again", &conf_a, &port_a, &a_probed) != 0)
 		goto out;
 	deadline = peer_now_ns() + (uint64_t)(SH_WAIT_S * 1e9);
 	while ((__atomic_load_n(&lsc.n, __ATOMIC_ACQUIRE) == lsc_before || lsc.down) &&
