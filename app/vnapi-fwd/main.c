@@ -109,11 +109,10 @@ struct fwd_opts {
 	enum fwd_kind fwd;
 	enum napi_mode mode;
 	uint16_t budget;
-	uint32_t defer_us;
-	bool disable_on_race;
+	/* defer_us, disable_on_race, sleep_timeout_ms, tx_retries: the
+	 * library's defaults (napi_ctx_conf_init) unless an option says. */
+	struct napi_ctx_conf ctx;
 	uint32_t stats_s;
-	uint32_t sleep_timeout_ms;
-	uint32_t tx_retries;
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	uint32_t duration_s;
@@ -123,9 +122,6 @@ static struct fwd_opts opts = {
 	.fwd = FWD_IO,
 	.mode = NAPI_MODE_HYBRID,
 	.budget = NAPI_BUDGET_DEFAULT,
-	.defer_us = NAPI_DEFER_US_DEFAULT,
-	.disable_on_race = true,
-	.tx_retries = NAPI_TX_RETRIES_DEFAULT,
 	.nb_rxd = FWD_NB_RXD,
 	.nb_txd = FWD_NB_TXD,
 };
@@ -310,19 +306,19 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 			o->budget = (uint16_t)v;
 			break;
 		case OPT_DEFER_US:
-			ret = parse_u32(optarg, 0, NAPI_DEFER_US_MAX, &o->defer_us);
+			ret = parse_u32(optarg, 0, NAPI_DEFER_US_MAX, &o->ctx.defer_us);
 			break;
 		case OPT_NO_DOR:
-			o->disable_on_race = false;
+			o->ctx.disable_on_race = false;
 			break;
 		case OPT_STATS:
 			ret = parse_u32(optarg, 0, 3600, &o->stats_s);
 			break;
 		case OPT_SLEEP_TMO:
-			ret = parse_u32(optarg, 0, 3600000, &o->sleep_timeout_ms);
+			ret = parse_u32(optarg, 0, 3600000, &o->ctx.sleep_timeout_ms);
 			break;
 		case OPT_TX_RETRIES:
-			ret = parse_u32(optarg, 0, 1000000, &o->tx_retries);
+			ret = parse_u32(optarg, 0, 1000000, &o->ctx.tx_retries);
 			break;
 		case OPT_NB_RXD:
 			ret = parse_u32(optarg, 1, 32768, &v);
@@ -532,12 +528,8 @@ fwd_ctx_create_all(void)
 		struct fwd_lcore *lc = &fwd_lcores[i];
 		struct napi_ctx_conf cc;
 
-		napi_ctx_conf_init(&cc);
+		cc = opts.ctx;
 		cc.lcore_id = lc->lcore;
-		cc.defer_us = opts.defer_us;
-		cc.disable_on_race = opts.disable_on_race;
-		cc.sleep_timeout_ms = opts.sleep_timeout_ms;
-		cc.tx_retries = opts.tx_retries;
 		lc->ret = 0;
 		lc->ctx = napi_ctx_create(&cc);
 		if (lc->ctx == NULL) {
@@ -1102,6 +1094,7 @@ main(int argc, char **argv)
 	/* EAL's threads (and every lcore) inherit the blocked set: the signals
 	 * reach the main thread only, whose sleep they interrupt. */
 	fwd_block_signals(SIG_BLOCK);
+	napi_ctx_conf_init(&opts.ctx);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -1148,7 +1141,7 @@ main(int argc, char **argv)
 
 	printf("FORWARDING fwd=%s mode=%s lcores=%u ports=%u defer_us=%u\n",
 	       opts.fwd == FWD_IO ? "io" : "macswap", napi_mode_name(opts.mode),
-	       fwd_nb_lcores, fwd_nb_ports, opts.defer_us);
+	       fwd_nb_lcores, fwd_nb_ports, opts.ctx.defer_us);
 	fflush(stdout);
 	if (opts.duration_s > 0)
 		alarm(opts.duration_s);
