@@ -387,28 +387,8 @@ virtq_add_bufs_packed(struct virtq *vq, const struct virtq_sg *sg, void *const *
 	return virtq_add_bufs_packed_common(vq, sg, cookies, n, in, false);
 }
 
-/* In order, one descriptor per buffer: virtq_put_packed() (virtq_burst.h). */
-static __rte_always_inline uint16_t
-virtq_add_bufs_packed_io_dir(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			     uint16_t n, bool in)
-{
-	struct virtq_put p;
-	uint16_t i;
-
-	n = RTE_MIN(n, virtq_put_begin(vq, &p, VIRTQ_LAYOUT_PACKED, in));
-	for (i = 0; i < n && cookies[i] != NULL; i++)
-		virtq_put_packed(&p, sg[i].addr, sg[i].len, cookies[i], in);
-	virtq_put_end(vq, &p, VIRTQ_LAYOUT_PACKED);
-	return i;
-}
-
-uint16_t
-virtq_add_bufs_packed_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			 uint16_t n, bool in)
-{
-	return in ? virtq_add_bufs_packed_io_dir(vq, sg, cookies, n, true) :
-		    virtq_add_bufs_packed_io_dir(vq, sg, cookies, n, false);
-}
+/* In order: virtq_put_packed() and virtq_take_packed() (virtq_burst.h). */
+VIRTQ_LAYOUT_DEFINE_IO_BURST(packed, VIRTQ_LAYOUT_PACKED)
 
 /*
  * Map the device's off_wrap (slot, wrap counter) to the free-running position
@@ -638,25 +618,6 @@ virtq_used_count_packed(struct virtq *vq)
 		n++;
 	}
 	return r < 0 ? 0 : n;
-}
-
-/* In order: virtq_take_packed() (virtq_burst.h). */
-uint16_t
-virtq_get_used_packed_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
-{
-	struct virtq_take t;
-	uint16_t n = virtq_take_begin(vq, &t, VIRTQ_LAYOUT_PACKED, max);
-	uint16_t i;
-	uint32_t len;
-
-	for (i = 0; i < n; i++) {
-		if (virtq_take_packed(&t, &cookies[i], &len) != 1)
-			break;
-		if (lens != NULL)
-			lens[i] = len;
-	}
-	virtq_take_end(vq, &t, VIRTQ_LAYOUT_PACKED);
-	return i;
 }
 
 /* As virtq_used_count_packed(), counting the chains a batch reported. */

@@ -117,6 +117,55 @@ struct virtq_ops {
 					   uint16_t max); \
 	uint16_t virtq_used_count_##sfx##_io(struct virtq *vq)
 
+/**
+ * @internal
+ * The in-order burst operations of a layout, built on its cursors in
+ * virtq_burst.h: add_bufs posts one descriptor per buffer through
+ * virtq_put_<sfx>() (a direction fixed at compile time on each branch),
+ * get_used takes chains through virtq_take_<sfx>() until one is not there
+ * or is rejected. Both layouts share this one text.
+ */
+#define VIRTQ_LAYOUT_DEFINE_IO_BURST(sfx, layout) \
+static __rte_always_inline uint16_t \
+virtq_add_bufs_##sfx##_io_dir(struct virtq *vq, const struct virtq_sg *sg, \
+			      void *const *cookies, uint16_t n, bool in) \
+{ \
+	struct virtq_put p; \
+	uint16_t i; \
+ \
+	n = RTE_MIN(n, virtq_put_begin(vq, &p, layout, in)); \
+	for (i = 0; i < n && cookies[i] != NULL; i++) \
+		virtq_put_##sfx(&p, sg[i].addr, sg[i].len, cookies[i], in); \
+	virtq_put_end(vq, &p, layout); \
+	return i; \
+} \
+ \
+uint16_t \
+virtq_add_bufs_##sfx##_io(struct virtq *vq, const struct virtq_sg *sg, \
+			  void *const *cookies, uint16_t n, bool in) \
+{ \
+	return in ? virtq_add_bufs_##sfx##_io_dir(vq, sg, cookies, n, true) : \
+		    virtq_add_bufs_##sfx##_io_dir(vq, sg, cookies, n, false); \
+} \
+ \
+uint16_t \
+virtq_get_used_##sfx##_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max) \
+{ \
+	struct virtq_take t; \
+	uint16_t n = virtq_take_begin(vq, &t, layout, max); \
+	uint16_t i; \
+	uint32_t len; \
+ \
+	for (i = 0; i < n; i++) { \
+		if (virtq_take_##sfx(&t, &cookies[i], &len) != 1) \
+			break; \
+		if (lens != NULL) \
+			lens[i] = len; \
+	} \
+	virtq_take_end(vq, &t, layout); \
+	return i; \
+}
+
 /** @internal The designated initializer of one layout's table. */
 #define VIRTQ_LAYOUT_OPS(sfx) { \
 	.ring_mem_size = virtq_ring_mem_size_##sfx, \

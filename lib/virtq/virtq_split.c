@@ -288,28 +288,8 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 	return i;
 }
 
-/* In order, one descriptor per buffer: virtq_put_split() (virtq_burst.h). */
-static __rte_always_inline uint16_t
-virtq_add_bufs_split_io_dir(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			    uint16_t n, bool in)
-{
-	struct virtq_put p;
-	uint16_t i;
-
-	n = RTE_MIN(n, virtq_put_begin(vq, &p, VIRTQ_LAYOUT_SPLIT, in));
-	for (i = 0; i < n && cookies[i] != NULL; i++)
-		virtq_put_split(&p, sg[i].addr, sg[i].len, cookies[i], in);
-	virtq_put_end(vq, &p, VIRTQ_LAYOUT_SPLIT);
-	return i;
-}
-
-uint16_t
-virtq_add_bufs_split_io(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
-			uint16_t n, bool in)
-{
-	return in ? virtq_add_bufs_split_io_dir(vq, sg, cookies, n, true) :
-		    virtq_add_bufs_split_io_dir(vq, sg, cookies, n, false);
-}
+/* In order: virtq_put_split() and virtq_take_split() (virtq_burst.h). */
+VIRTQ_LAYOUT_DEFINE_IO_BURST(split, VIRTQ_LAYOUT_SPLIT)
 
 bool
 virtq_kick_prepare_split(struct virtq *vq, uint16_t old)
@@ -422,25 +402,6 @@ void
 virtq_used_event_refresh_split(struct virtq *vq)
 {
 	virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
-}
-
-/* In order: virtq_take_split() (virtq_burst.h). */
-uint16_t
-virtq_get_used_split_io(struct virtq *vq, void **cookies, uint32_t *lens, uint16_t max)
-{
-	struct virtq_take t;
-	uint16_t n = virtq_take_begin(vq, &t, VIRTQ_LAYOUT_SPLIT, max);
-	uint16_t i;
-	uint32_t len;
-
-	for (i = 0; i < n; i++) {
-		if (!virtq_take_split(&t, &cookies[i], &len))
-			break;
-		if (lens != NULL)
-			lens[i] = len;
-	}
-	virtq_take_end(vq, &t, VIRTQ_LAYOUT_SPLIT);
-	return i;
 }
 
 uint16_t
