@@ -181,35 +181,54 @@ vnapi_dev_configure(struct rte_eth_dev *dev)
 	return vnapi_intr_configure(dev);
 }
 
-static uint16_t
-vnapi_ring_size(const struct vnapi_hw *hw, const char *what, uint16_t qid, uint16_t nb_desc,
-		int *err)
+/*
+ * The ring of a new rx or tx queue, from the negotiated features: nb_desc
+ * descriptors (0: the devargs' queue_size), which must be a power of two;
+ * a fresh ring (start_idx 0).
+ */
+static int
+vnapi_vq_params(const struct vnapi_hw *hw, const char *what, uint16_t qid, uint16_t nb_desc,
+		struct virtq_params *vp)
 {
-	*err = 0;
-	if (nb_desc == 0)
-		return hw->params.queue_size;
-	if (!rte_is_power_of_2(nb_desc)) {
+	memset(vp, 0, sizeof(*vp));
+	vp->layout = vnapi_layout(hw);
+	vp->num = nb_desc == 0 ? hw->params.queue_size : nb_desc;
+	vp->event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
+	vp->in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
+	if (nb_desc != 0 && !rte_is_power_of_2(nb_desc)) {
 		VNAPI_INIT_LOG(ERR, "%s queue %u: %u descriptors; a virtqueue needs a power of two from %u to %u",
 			       what, qid, nb_desc, VNAPI_MIN_QUEUE_SIZE, VNAPI_MAX_QUEUE_SIZE);
-		*err = -EINVAL;
+		return -EINVAL;
 	}
-	return nb_desc;
+	return 0;
 }
 
-/* Virtqueue state and ring memory, both in DPDK memory (shared with the back end). */
+static void
+vnapi_vq_free(struct virtq *vq, void *ring)
+{
+	rte_free(vq);
+	rte_free(ring);
+}
+
+/*
+ * Virtqueue state and ring memory, both in DPDK memory (shared with the back
+ * end); on failure nothing stays allocated.
+ */
 static int
 vnapi_vq_alloc(const struct virtq_params *vp, unsigned int socket, struct virtq **vq, void **ring)
 {
+	int ret = -ENOMEM;
+
 	*vq = rte_zmalloc_socket("vnapi_vq", virtq_state_size(vp), RTE_CACHE_LINE_SIZE, socket);
 	*ring = rte_zmalloc_socket("vnapi_ring", virtq_ring_mem_size(vp), VIRTQ_RING_ALIGN, socket);
-	if (*vq == NULL || *ring == NULL) {
-		rte_free(*vq);
-		rte_free(*ring);
+	if (*vq != NULL && *ring != NULL)
+		ret = virtq_init(*vq, vp, *ring);
+	if (ret != 0) {
+		vnapi_vq_free(*vq, *ring);
 		*vq = NULL;
 		*ring = NULL;
-		return -ENOMEM;
 	}
-	return virtq_init(*vq, vp, *ring);
+	return ret;
 }
 
 static void
@@ -220,8 +239,7 @@ vnapi_dev_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (rxq == NULL)
 		return;
 	vnapi_rxq_flush(rxq);
-	rte_free(rxq->vq);
-	rte_free(rxq->ring);
+	vnapi_vq_free(rxq->vq, rxq->ring);
 	rte_free(rxq);
 	dev->data->rx_queues[qid] = NULL;
 }
@@ -234,8 +252,7 @@ vnapi_dev_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 	if (txq == NULL)
 		return;
 	vnapi_txq_flush(txq);
-	rte_free(txq->vq);
-	rte_free(txq->ring);
+	vnapi_vq_free(txq->vq, txq->ring);
 	rte_free(txq->zero_hdr);
 	rte_free(txq->slots);
 	rte_free(txq);
@@ -250,15 +267,12 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	struct vnapi_hw *hw = dev->data->dev_private;
 	uint16_t data_room = rte_pktmbuf_data_room_size(mp);
 	uint32_t frame = dev->data->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-	struct virtq_params vp = { .layout = vnapi_layout(hw) };
+	struct virtq_params vp;
 	struct vnapi_rxq *rxq;
 	int ret;
 
 	/* No indirect tables: rx posts one descriptor per buffer, never a chain. */
-	vp.num = vnapi_ring_size(hw, "rx", qid, nb_desc, &ret);
-	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
-	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
-	vp.start_idx = 0;
+	ret = vnapi_vq_params(hw, "rx", qid, nb_desc, &vp);
 	if (ret != 0)
 		return ret;
 	if (data_room < RTE_PKTMBUF_HEADROOM + RTE_ETHER_MIN_LEN) {
@@ -305,16 +319,13 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 			 unsigned int socket, const struct rte_eth_txconf *conf)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	struct virtq_params vp = { .layout = vnapi_layout(hw) };
+	struct virtq_params vp;
 	struct vnapi_txq *txq;
 	uint16_t free_thresh;
 	uint32_t q;
 	int ret;
 
-	vp.num = vnapi_ring_size(hw, "tx", qid, nb_desc, &ret);
-	vp.event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
-	vp.in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
-	vp.start_idx = 0;
+	ret = vnapi_vq_params(hw, "tx", qid, nb_desc, &vp);
 	/*
 	 * With indirect descriptors a chain of up to VNAPI_TX_INDIRECT_MAX
 	 * descriptors (segments and a header descriptor) takes one ring slot
@@ -354,13 +365,8 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	if (txq->ol != 0)
 		txq->slots = rte_zmalloc_socket("vnapi_txslots", vp.num * sizeof(*txq->slots),
 						RTE_CACHE_LINE_SIZE, socket);
-	if (txq->zero_hdr == NULL || (txq->ol != 0 && txq->slots == NULL)) {
-		rte_free(txq->zero_hdr);
-		rte_free(txq->slots);
-		rte_free(txq);
-		return -ENOMEM;
-	}
-	ret = vnapi_vq_alloc(&vp, socket, &txq->vq, &txq->ring);
+	ret = txq->zero_hdr == NULL || (txq->ol != 0 && txq->slots == NULL) ? -ENOMEM :
+	      vnapi_vq_alloc(&vp, socket, &txq->vq, &txq->ring);
 	if (ret != 0) {
 		rte_free(txq->zero_hdr);
 		rte_free(txq->slots);
