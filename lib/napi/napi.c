@@ -28,6 +28,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -956,50 +957,31 @@ napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **p
 
 /* ---- counters --------------------------------------------------------------- */
 
+/*
+ * Everything from polls to the end of napi_queue_stats is a uint64_t counter
+ * or histogram bucket that the polling thread stores with NAPI_ADD/NAPI_SET:
+ * one loop reads them all, each with a relaxed atomic load (no torn value),
+ * so a counter added to the struct is reported without a line here.
+ */
+#define NAPI_QSTATS_FIRST_U64 offsetof(struct napi_queue_stats, polls)
+_Static_assert(NAPI_QSTATS_FIRST_U64 % sizeof(uint64_t) == 0 &&
+	       (sizeof(struct napi_queue_stats) - NAPI_QSTATS_FIRST_U64) % sizeof(uint64_t) == 0,
+	       "napi_queue_stats: the counters from polls on are not a run of uint64_t");
+
 static void
 napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 {
-	unsigned int i;
+	const uint64_t *from = (const uint64_t *)((const char *)&e->st + NAPI_QSTATS_FIRST_U64);
+	uint64_t *to = (uint64_t *)((char *)s + NAPI_QSTATS_FIRST_U64);
+	size_t i;
 
 	s->port = e->st.port;
 	s->queue = e->st.queue;
 	s->mode = e->st.mode;
 	s->armed = NAPI_GET(e->st.armed);
 	s->scheduled = NAPI_GET(e->st.scheduled);
-	s->polls = NAPI_GET(e->st.polls);
-	s->empty_polls = NAPI_GET(e->st.empty_polls);
-	s->full_polls = NAPI_GET(e->st.full_polls);
-	s->packets = NAPI_GET(e->st.packets);
-	s->arms = NAPI_GET(e->st.arms);
-	s->races = NAPI_GET(e->st.races);
-	s->race_disarms = NAPI_GET(e->st.race_disarms);
-	s->arm_errors = NAPI_GET(e->st.arm_errors);
-	s->wakeups = NAPI_GET(e->st.wakeups);
-	s->spurious_wakeups = NAPI_GET(e->st.spurious_wakeups);
-	s->timeout_polls = NAPI_GET(e->st.timeout_polls);
-	s->wakeup_packets = NAPI_GET(e->st.wakeup_packets);
-	s->arms_held = NAPI_GET(e->st.arms_held);
-	s->window_ns = NAPI_GET(e->st.window_ns);
-	s->window_grows = NAPI_GET(e->st.window_grows);
-	s->window_shrinks = NAPI_GET(e->st.window_shrinks);
-	s->windows_caught = NAPI_GET(e->st.windows_caught);
-	s->windows_expired = NAPI_GET(e->st.windows_expired);
-	s->probes = NAPI_GET(e->st.probes);
-	s->probe_hits = NAPI_GET(e->st.probe_hits);
-	s->work_holds = NAPI_GET(e->st.work_holds);
-	s->armed_cycles = NAPI_GET(e->st.armed_cycles);
-	s->busy_cycles = NAPI_GET(e->st.busy_cycles);
-	s->tx_reclaimed = NAPI_GET(e->st.tx_reclaimed);
-	s->tx_sent = NAPI_GET(e->st.tx_sent);
-	s->tx_retries = NAPI_GET(e->st.tx_retries);
-	s->tx_unsent = NAPI_GET(e->st.tx_unsent);
-	for (i = 0; i < NAPI_HIST_BUCKETS; i++) {
-		s->arm_wake_hist[i] = NAPI_GET(e->st.arm_wake_hist[i]);
-		s->wake_poll_hist[i] = NAPI_GET(e->st.wake_poll_hist[i]);
-		s->wake_arm_hist[i] = NAPI_GET(e->st.wake_arm_hist[i]);
-		s->poll_gap_hist[i] = NAPI_GET(e->st.poll_gap_hist[i]);
-		s->spin_hist[i] = NAPI_GET(e->st.spin_hist[i]);
-	}
+	for (i = 0; i < (sizeof(*s) - NAPI_QSTATS_FIRST_U64) / sizeof(uint64_t); i++)
+		to[i] = NAPI_GET(from[i]);
 }
 
 int
