@@ -41,7 +41,8 @@ net_vnapi loaded from an earlier build (PATH, or the plugin devtools/build-rev.s
 
 --paired: paired throughput ratios, the verdict of a datapath change: in each of the six 64 B
 core cells (split/packed x fe_tx, be_tx, io) at least 20 pairs of runs, net_vnapi and
-net_virtio_user (its best devargs) back to back, the order alternating pair by pair; per pair
+net_virtio_user (its best devargs) back to back, each first in half of the pairs in a
+seeded random order (--seed N repeats one); per pair
 the ratio of the two run medians, per cell the median ratio with a 95 % bootstrap interval and
 a verdict from the interval: "ahead" (it lies above 1), "behind" (below 1) or "undecided".
 --aa: the same plugin on both sides (A/A), which must come out "undecided" with an interval
@@ -59,6 +60,7 @@ import fnmatch
 import json
 import math
 import os
+import random
 import re
 import shlex
 import statistics
@@ -873,6 +875,22 @@ P_BOOTSTRAP = 10000        # resamples of the pair ratios
 P_SEED = 20261203          # fixed: the same ratios give the same interval
 
 
+def paired_orders(n, seed, cell_id):
+    """Which contender runs first in each of a cell's n pairs (True: A): A first in half of
+    them, B in the other half (n odd: the odd pair's by a coin), shuffled by a generator
+    seeded with (seed, cell_id). A strict A B, B A, ... alternation lets a host state that
+    comes and goes with the run's position (every second run, every fourth) fall on one
+    contender's runs in both orders: an A/A run measured that way put identical code 10 %
+    "ahead" of itself in one cell. A random order cannot line up with such a pattern, and the
+    seed makes it repeatable."""
+    rng = random.Random('%d/%s' % (seed, cell_id))
+    firsts = [True] * (n // 2) + [False] * (n // 2)
+    if n % 2:
+        firsts.append(rng.random() < 0.5)
+    rng.shuffle(firsts)
+    return firsts
+
+
 def bench_memory(no_huge):
     """(the EAL memory of a run's two processes, its description): 256 MB each on 2 MB
     hugepages when enough are free, else (or with @no_huge) --no-huge -m 512, said so."""
@@ -965,7 +983,8 @@ def paired_main():
     ap = argparse.ArgumentParser(
         prog='bench.py --paired',
         description='Paired throughput ratios: per cell at least 20 pairs of runs (vnapi and '
-        'the other contender back to back, the order alternating), the median ratio with a 95 %% '
+        'the other contender back to back, each first in half of the pairs, in a seeded random '
+        'order), the median ratio with a 95 %% '
         'bootstrap interval and a verdict from it (ahead / behind / undecided). Publishes section '
         'bench-paired of doc/performance.md (--aa: bench-aa; against an earlier build: printed '
         'only).')
@@ -986,9 +1005,14 @@ def paired_main():
                     help='seconds per run, warm-up included (default %.0f)' % P_SECONDS)
     ap.add_argument('--warmup', type=float, default=P_WARMUP,
                     help='seconds discarded (default %.0f)' % P_WARMUP)
+    ap.add_argument('--seed', type=int,
+                    help='seed of the order of the two runs of each pair (default: drawn at '
+                    'start, printed and stored; the same seed gives the same orders)')
     ap.add_argument('--list', action='store_true', help='cells, contenders, time estimate')
     add_output_args(ap, 'write the result (every run, the pairs, the verdicts) here')
     args = ap.parse_args()
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), 'little')
     if args.seconds < math.ceil(args.warmup) + 2:
         ap.error('--seconds must leave at least 2 samples after --warmup')
     if sum(bool(x) for x in (args.aa, args.prev_plugin, args.against)) > 1:
@@ -1008,10 +1032,10 @@ def paired_main():
     plan = [(c,) + paired_contenders(c, mode) for c in cells]
     est = len(plan) * args.pairs * 2 * (args.seconds + M_OVERHEAD_S)
     print('bench --paired: %s; %d cells x %d pairs x 2 runs of %.0f s (+~%.0f s start/stop '
-          'each): estimated %.0f min' % (
+          'each): estimated %.0f min; order seed %d' % (
               {'vu': 'vnapi vs net_virtio_user', 'aa': 'A/A (vnapi vs the same plugin)',
                'prev': 'vnapi vs vnapi_prev'}[mode], len(plan), args.pairs, args.seconds,
-              M_OVERHEAD_S, est / 60), flush=True)
+              M_OVERHEAD_S, est / 60, args.seed), flush=True)
     if args.list:
         for c, a, b in plan:
             print('  %-18s A %s [%s]  B %s [%s%s]' % (c.id, a['label'], ','.join(a['devargs']),
@@ -1044,8 +1068,8 @@ def paired_main():
     pairs = {}
     runs_done, runs_total = 0, len(plan) * args.pairs * 2
     for c, a, b in plan:
-        for k in range(args.pairs):
-            order = (a, b) if k % 2 == 0 else (b, a)
+        for k, a_first in enumerate(paired_orders(args.pairs, args.seed, c.id)):
+            order = (a, b) if a_first else (b, a)
             got = {}
             for con in order:
                 got[con['label']] = matrix_run(con, c, args.seconds, args.warmup, mem)
@@ -1070,7 +1094,7 @@ def paired_main():
     print('\nelapsed %.1f min (estimate was %.1f min)' % (elapsed / 60, est / 60))
     result = {
         'meta': meta, 'mode': mode, 'pairs_per_cell': args.pairs, 'seconds': args.seconds,
-        'warmup': args.warmup, 'memory': mem_note, 'elapsed_s': elapsed,
+        'warmup': args.warmup, 'memory': mem_note, 'elapsed_s': elapsed, 'seed': args.seed,
         'against': list(against) if against else None,
         'verdicts': verdicts,
         'pairs': {cid: [dict(order=p['order'], ratio=p['ratio'],
@@ -1084,15 +1108,17 @@ def paired_main():
     if args.no_doc or mode == 'prev':
         return 0
     smoke = args.pairs < P_PAIRS
-    intro = ('%sPer cell %d pairs of runs, the two contenders back to back, the order '
-             'alternating pair by pair (A B, B A, ...): the two vCPUs switch between fast and '
-             'slow host states within seconds, so only runs adjacent in time are compared. Per '
+    intro = ('%sPer cell %d pairs of runs, the two contenders back to back, each first in '
+             'half of the pairs, in an order drawn at random (seed %d, `--seed` repeats it): '
+             'the two vCPUs switch between fast and slow host states within seconds, so only '
+             'runs adjacent in time are compared, and a random order keeps a state that comes '
+             'and goes with the run\'s position off one contender. Per '
              'pair the ratio of the two run medians (vnapi / the other), per cell the median '
              'ratio and its 95 %% percentile bootstrap interval (%d resamples); the verdict '
              'comes from the interval alone: "ahead" when it lies above 1, "behind" when below, '
              'else "undecided". %s' % (
                  '**SMOKE RUN (%d pairs per cell): not a result.**\n\n' % args.pairs
-                 if smoke else '', args.pairs, P_BOOTSTRAP,
+                 if smoke else '', args.pairs, args.seed, P_BOOTSTRAP,
                  'A/A: the same plugin on both sides; an honest interval contains 1.' if
                  mode == 'aa' else ''))
     body = ['- Elapsed: %.1f min; %.0f s per run, the first %.0f s discarded; memory %s' % (

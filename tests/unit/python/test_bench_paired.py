@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Unit test of devtools/bench.py --paired's statistics: the bootstrap interval of the median
-pair ratio and the verdict drawn from it (no DPDK process)."""
+pair ratio, the verdict drawn from it and the seeded order of each pair's runs (no DPDK
+process)."""
 
 import unittest
 
@@ -28,6 +29,27 @@ class TestPaired(unittest.TestCase):
         self.assertEqual(bench.paired_verdict(0.8, 0.99), 'behind')
         self.assertEqual(bench.paired_verdict(0.99, 1.01), 'undecided')
         self.assertEqual(bench.paired_verdict(1.0, 1.1), 'undecided')
+
+    def test_orders(self):
+        # each contender first in half of the pairs, the odd pair by a coin
+        for n in (20, 21, 40):
+            for seed in range(50):
+                o = bench.paired_orders(n, seed, 'split-64-io')
+                self.assertEqual(len(o), n)
+                self.assertIn(sum(o), (n // 2, n - n // 2))
+        # the same seed and cell give the same order; cells and seeds differ
+        self.assertEqual(bench.paired_orders(20, 7, 'split-64-io'),
+                         bench.paired_orders(20, 7, 'split-64-io'))
+        self.assertNotEqual(bench.paired_orders(20, 7, 'split-64-io'),
+                            bench.paired_orders(20, 7, 'packed-64-io'))
+        self.assertNotEqual(bench.paired_orders(20, 7, 'split-64-io'),
+                            bench.paired_orders(20, 8, 'split-64-io'))
+        # no strict alternation: over 50 seeds, an A B, B A, ... order (or its mirror)
+        # comes out at most by chance (2 of 184756 balanced orders)
+        alt = [k % 2 == 0 for k in range(20)]
+        mirror = [not x for x in alt]
+        self.assertTrue(all(bench.paired_orders(20, s, 'x') not in (alt, mirror)
+                            for s in range(50)))
 
     def test_cells(self):
         self.assertEqual([c.id for c in bench.paired_cells()],
