@@ -60,7 +60,6 @@ import fnmatch
 import json
 import math
 import os
-import random
 import re
 import shlex
 import statistics
@@ -875,22 +874,6 @@ P_BOOTSTRAP = 10000        # resamples of the pair ratios
 P_SEED = 20261203          # fixed: the same ratios give the same interval
 
 
-def paired_orders(n, seed, cell_id):
-    """Which contender runs first in each of a cell's n pairs (True: A): A first in half of
-    them, B in the other half (n odd: the odd pair's by a coin), shuffled by a generator
-    seeded with (seed, cell_id). A strict A B, B A, ... alternation lets a host state that
-    comes and goes with the run's position (every second run, every fourth) fall on one
-    contender's runs in both orders: an A/A run measured that way put identical code 10 %
-    "ahead" of itself in one cell. A random order cannot line up with such a pattern, and the
-    seed makes it repeatable."""
-    rng = random.Random('%d/%s' % (seed, cell_id))
-    firsts = [True] * (n // 2) + [False] * (n // 2)
-    if n % 2:
-        firsts.append(rng.random() < 0.5)
-    rng.shuffle(firsts)
-    return firsts
-
-
 def bench_memory(no_huge):
     """(the EAL memory of a run's two processes, its description): 256 MB each on 2 MB
     hugepages when enough are free, else (or with @no_huge) --no-huge -m 512, said so."""
@@ -1012,7 +995,7 @@ def paired_main():
     add_output_args(ap, 'write the result (every run, the pairs, the verdicts) here')
     args = ap.parse_args()
     if args.seed is None:
-        args.seed = int.from_bytes(os.urandom(4), 'little')
+        args.seed = runs.new_seed()
     if args.seconds < math.ceil(args.warmup) + 2:
         ap.error('--seconds must leave at least 2 samples after --warmup')
     if sum(bool(x) for x in (args.aa, args.prev_plugin, args.against)) > 1:
@@ -1068,8 +1051,7 @@ def paired_main():
     pairs = {}
     runs_done, runs_total = 0, len(plan) * args.pairs * 2
     for c, a, b in plan:
-        for k, a_first in enumerate(paired_orders(args.pairs, args.seed, c.id)):
-            order = (a, b) if a_first else (b, a)
+        for k, order in enumerate(runs.pair_orders(args.pairs, (a, b), args.seed, c.id)):
             got = {}
             for con in order:
                 got[con['label']] = matrix_run(con, c, args.seconds, args.warmup, mem)

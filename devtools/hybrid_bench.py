@@ -43,7 +43,8 @@ that held, what its STATS lines call notify_req_s), kicks/s (the notifications n
 the front end, the peer's kicks), round trip p50/p99 (the peer's), frames lost. After each
 run net_vnapi's rx_q0_intr_unnotified_work (the driver's lost-wakeup detector) must be 0.
 
-Pairs: pair k runs every contender once, in bench.py's alternating order (run_order); per
+Pairs: pair k runs every contender once, in a seeded random order in which every contender
+holds every slot about equally often (vnapitools.runs.pair_orders; --seed repeats one); per
 scenario and figure the ratio hybrid / other is taken pair by pair, and the table gives its
 median with a 95 % bootstrap interval (vnapitools.runs.median_ci).
 
@@ -81,10 +82,9 @@ from vnapitools import harness as h
 from vnapitools import peer as vp
 from vnapitools import perfdoc
 from vnapitools.harness import telemetry
-from vnapitools.runs import fmt, med, median_ci, pair_ratios
+from vnapitools.runs import fmt, med, median_ci, new_seed, pair_orders, pair_ratios
 
 import napi_experiments as nx   # the forwarder run environment, CPU and lib/napi snapshots
-from bench import order_note, run_order
 from latency_bench import cpu_lock
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -418,7 +418,9 @@ def goals(runs, scenarios):
 def body(args, env, runs, contenders, scenarios, rate, unsupported):
     L = ['- Pairs: %d. %s. Per phase %.1f s (sparse %.1f s, idle %.1f s, measured from %.1f s '
          'after its start), 64 B frames; open loop in bursts of %d; poll mode\'s rate %.0f pps '
-         '(%s).' % (args.pairs, order_note(len(contenders)), args.secs, args.sparse_secs,
+         '(%s).' % (args.pairs, 'Each pair runs every contender once, in an order drawn at '
+                    'random (seed %d, `--seed` repeats it) in which every contender holds every '
+                    'slot about equally often' % args.seed, args.secs, args.sparse_secs,
                     args.idle_secs, args.idle_skip_s, OPEN_BURST, rate,
                     'given' if args.rate else 'calibrated: vnapi-fwd poll, open loop at max'),
          '- Not run on this machine: ' + ('; '.join('%s (%s)' % (CONTENDERS[c][0], why)
@@ -470,6 +472,8 @@ def main():
                                    'flock then)')
     ap.add_argument('--chunk-pairs', type=int, default=7,
                     help='pairs per lock hold with --lock (default 7: about 8.5 min)')
+    ap.add_argument('--seed', type=int, help='seed of the run order in the pairs (default: '
+                    'drawn at start, printed and stored)')
     ap.add_argument('--json', help='write every run\'s figures here')
     ap.add_argument('--no-doc', action='store_true', help='print the section, write nothing')
     ap.add_argument('--estimate', action='store_true')
@@ -478,6 +482,8 @@ def main():
     if '--curve' in argv:   # its options first: the user's own, after them, win
         argv = CURVE_ARGS + argv
     args = ap.parse_args(argv)
+    if args.seed is None:
+        args.seed = new_seed()
     unsupported = cpu_support()
     extra = []
     for d in (args.defer_us.split(',') if args.defer_us else []):
@@ -504,8 +510,9 @@ def main():
     if 'hybrid' not in contenders or args.pairs < 1:
         ap.error('hybrid must run, in at least one pair')
     est = estimate_s(args, contenders, scenarios)
-    log('plan: %d pairs x %d contenders (%s) x %d scenarios; about %.1f min' % (
-        args.pairs, len(contenders), ', '.join(contenders), len(scenarios), est / 60))
+    log('plan: %d pairs x %d contenders (%s) x %d scenarios; about %.1f min; order seed %d'
+        % (args.pairs, len(contenders), ', '.join(contenders), len(scenarios), est / 60,
+           args.seed))
     for c, why in unsupported.items():
         if why:
             log('not run: %s: %s' % (CONTENDERS[c][0], why))
@@ -521,6 +528,7 @@ def main():
     t0 = time.monotonic()
     rate, samples = args.rate, []
     chunk = args.chunk_pairs if args.lock else args.pairs
+    orders = pair_orders(args.pairs, contenders, args.seed)
     try:
         for first in range(0, args.pairs, chunk):
             with cpu_lock(args.lock):
@@ -529,7 +537,7 @@ def main():
                     log('poll mode\'s rate: %.0f pps (samples %s)' % (rate, ', '.join(
                         '%.0f' % x for x in samples)))
                 for k in range(first, min(first + chunk, args.pairs)):
-                    for con in run_order(contenders, k):
+                    for con in orders[k]:
                         r = run_contender(env, args, con, rate, scenarios, k)
                         runs.append(r)
                         hy = r['scen']
@@ -541,7 +549,7 @@ def main():
     finally:
         env.close()
     log('done in %.1f min' % ((time.monotonic() - t0) / 60))
-    data = {'rate': rate, 'samples': samples, 'contenders': contenders,
+    data = {'rate': rate, 'samples': samples, 'contenders': contenders, 'seed': args.seed,
             'scenarios': scenarios, 'runs': [dict((k, v) for k, v in r.items() if k != 'tails')
                                               for r in runs]}
     if args.json:
@@ -549,7 +557,8 @@ def main():
             json.dump(data, f, indent=1)
     text = body(args, env, runs, contenders, scenarios, rate, unsupported)
     intro = ('Hybrid mode (vnapi-fwd defaults) against poll and interrupt mode and DPDK\'s '
-             'l3fwd-power on the same net_vnapi port, in alternating pairs; the scenarios and '
+             'l3fwd-power on the same net_vnapi port, in pairs of runs in a seeded random '
+             'order; the scenarios and '
              'figures are described in devtools/hybrid_bench.py.')
     perfdoc.report(meta, text, intro, data=data, dry=args.no_doc, log=log)
     return 1 if any(r['error'] for r in runs) else 0

@@ -5,11 +5,12 @@
 
 The tests (tests/l3fwd, tests/napi_fwd) assert exact outcomes only: counts, bytes, per-queue
 xstats, no lost wakeup. Round-trip latency on this shared 2-vCPU VM measures the machine as
-much as the driver, so it is measured here, side by side and alternating, and published as
-section latency-bench of doc/performance.md (vnapitools.perfdoc: doc/results/<section>.json,
-with the tree, the date, the machine and the command).
+much as the driver, so it is measured here, side by side in a seeded random order, and
+published as section latency-bench of doc/performance.md (vnapitools.perfdoc:
+doc/results/<section>.json, with the tree, the date, the machine and the command).
 
-Each round runs, in an order that alternates round by round (reversed every second round):
+Each round runs, in an order drawn at random per round (vnapitools.runs.pair_orders: the
+list's rotations and reversed rotations; --seed repeats one):
   * l3fwd-power --interrupt-only, sparse traffic (tests/l3fwd "sparse": 2000 single packets,
     each 0.1-5 ms after the previous came back), on net_vnapi and on net_virtio_user;
   * l3fwd-power idle (10 s without traffic, then one check packet) on both front ends;
@@ -28,7 +29,8 @@ over the traffic.
 
 With --hybrid-pairs N it runs instead the hybrid-vs-interrupt A/B ("hybrid mode costs no
 latency") and publishes its own section (latency-hybrid): N pairs of vnapi-fwd
-runs on net_vnapi, --mode interrupt and --mode hybrid, the order alternating pair by pair, each
+runs on net_vnapi, --mode interrupt and --mode hybrid, each first in half of the pairs in a
+seeded random order, each
 run tests/napi_fwd "pairs" with --hybrid-packets packets (default 6000: single packets about
 1 ms apart, 0.1-1.9 ms after the previous came back, every second one 35-665 us after it). Per
 mode: p50 and p99 (median over runs of the run's figure), max (worst run), the share of runs
@@ -64,7 +66,7 @@ import time
 from vnapitools import l3fwd as l3t
 from vnapitools import napi_fwd as nft
 from vnapitools import perfdoc
-from vnapitools.runs import build_env, fmt, med, quiet
+from vnapitools.runs import build_env, fmt, med, new_seed, pair_orders, quiet
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -201,8 +203,8 @@ def hybrid_table(results, pairs, packets):
     all_steal = [r['steal_s'] for m in modes for r in results[m] if r.get('steal_s') is not None]
     steal_split = med(all_steal)
     i, h = agg['interrupt'], agg['hybrid']
-    lines = ['- Pairs: %d (interrupt and hybrid run alternately, the order reversed every '
-             'second pair), %d packets per run.' % (pairs, packets), '']
+    lines = ['- Pairs: %d (interrupt and hybrid back to back, each first in half of the '
+             'pairs, in a seeded random order), %d packets per run.' % (pairs, packets), '']
     lines.append('| vnapi-fwd --mode | runs | p50 µs | p99 µs | max µs | runs with a packet '
                  '> 5 ms | packets > 5 ms (explained by a stall) | host steal s per run, '
                  'median / mean (CPU 1 mean) | stall on CPU 1 ms, mean per run | CPU % '
@@ -230,8 +232,8 @@ def hybrid_table(results, pairs, packets):
                     'over 5 ms, %d of %d with less' % (
                         m, sum(1 for r in hi if r.get('over_5ms')), len(hi),
                         fmt(steal_split, 3), sum(1 for r in lo if r.get('over_5ms')), len(lo)))
-    # The runs alternate, and the host's fast and slow states last seconds to minutes: a
-    # pair's two runs see the same machine. The goal is judged on the pairs: the median over
+    # A pair's two runs go back to back, and the host's fast and slow states last seconds to
+    # minutes: they see the same machine. The goal is judged on the pairs: the median over
     # pairs of hybrid's figure over interrupt's (p50 "no worse": within 5 %).
     n = min(len(results['interrupt']), len(results['hybrid']))
     pr = [(x, y) for x, y in zip(results['interrupt'][:n], results['hybrid'][:n])
@@ -329,18 +331,19 @@ def hybrid_ab(a, cmd, meta):
             a.no_write = True
             meta = perfdoc.measurement(HYBRID_SECTION_ID, cmd)
         return hybrid_write(a, results, pairs, meta)
+    log('order seed %d' % a.seed)
     if a.json:
         with open(a.json, 'a') as f:
-            f.write(json.dumps({'measurement': meta}) + '\n')
+            f.write(json.dumps({'measurement': meta, 'seed': a.seed}) + '\n')
     results = {'interrupt': [], 'hybrid': []}
     chunk = a.chunk_pairs if a.lock else a.hybrid_pairs
+    orders = pair_orders(a.hybrid_pairs, ('interrupt', 'hybrid'), a.seed)
     done = 0
     while done < a.hybrid_pairs:
         n = min(chunk, a.hybrid_pairs - done)
         with cpu_lock(a.lock):
             for k in range(done, done + n):
-                order = ('interrupt', 'hybrid') if k % 2 == 0 else ('hybrid', 'interrupt')
-                for mode in order:
+                for mode in orders[k]:
                     try:
                         r = run_fwd_ab(mode, a.hybrid_packets)
                     except Exception as e:  # a harness error: failed, no figures
@@ -364,8 +367,8 @@ def hybrid_write(a, results, pairs, meta):
 
 
 def table(results, rounds):
-    lines = ['- Rounds: %d, each running every row once, the order reversed every second '
-             'round. Figures: median over rounds of each round\'s figure; max: the worst over '
+    lines = ['- Rounds: %d, each running every row once, in an order drawn at random per '
+             'round (a rotation of the list, or a reversed one). Figures: median over rounds of each round\'s figure; max: the worst over '
              'all rounds; lost and failed: totals.' % rounds, '']
     lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | net p99 / max µs '
                  '| packets/wakeup | wakeups | CPU % | lost | failed runs |')
@@ -435,7 +438,11 @@ def main():
     ap.add_argument('--from-json', metavar='FILE',
                     help='with --hybrid-pairs: no runs, the section from the runs an earlier '
                          '--hybrid-pairs run recorded with --json FILE')
+    ap.add_argument('--seed', type=int, help='seed of the run order (default: drawn at start, '
+                    'printed)')
     a = ap.parse_args()
+    if a.seed is None:
+        a.seed = new_seed()
     if os.geteuid() != 0:
         sys.exit('needs root (EAL, /run/vnapi)')
     cmd = ' '.join(shlex.quote(x) for x in ['devtools/latency_bench.py'] + sys.argv[1:])
@@ -449,8 +456,9 @@ def main():
     meta = perfdoc.measurement(SECTION_ID, cmd, build=os.path.abspath(a.build))
     build_env(os.path.abspath(a.build))
     results = {row: [] for row in RUNS}
-    for rnd in range(a.rounds):
-        for row in (RUNS if rnd % 2 == 0 else list(reversed(RUNS))):
+    log('order seed %d' % a.seed)
+    for rnd, order in enumerate(pair_orders(a.rounds, RUNS, a.seed)):
+        for row in order:
             recv, traffic, fe, mode = row
             try:
                 r = run_l3fwd(traffic, fe) if recv == 'l3fwd-power' else run_fwd(fe, mode)

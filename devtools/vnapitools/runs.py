@@ -2,8 +2,8 @@
 # Copyright(c) 2026 The vnapi authors
 """What the benchmarks that run the tests' own runs (vnapitools.l3fwd, vnapitools.napi_fwd)
 share: the environment meson gives those runs, taken from a build directory; a run whose output
-is shown only when it fails; the figures' median and format; pair-by-pair ratios with their
-median and its bootstrap interval."""
+is shown only when it fails; the figures' median and format; the order of the runs in each
+pair; pair-by-pair ratios with their median and its bootstrap interval."""
 
 import contextlib
 import glob
@@ -86,3 +86,38 @@ def median_ci(values, level=0.95, resamples=4000, seed=1):
     lo = meds[int(tail * resamples)]
     hi = meds[min(resamples - 1, int((1.0 - tail) * resamples))]
     return statistics.median(v), lo, hi
+
+
+def new_seed():
+    """A seed for pair_orders(), drawn from the system's entropy (print and store it)."""
+    return int.from_bytes(os.urandom(4), 'little')
+
+
+def pair_orders(n_pairs, contenders, seed, key=''):
+    """The order of the contenders' runs in each of @n_pairs pairs (lists of @contenders).
+    Every pair runs each contender once, in one of the list's rotations (with more than two
+    contenders, also the reversed rotations: every neighbour in both orders), each as often
+    as the others (the n_pairs left over take distinct ones drawn at random), and the pairs'
+    sequence is shuffled by a generator seeded with (@seed, @key). So every contender holds
+    every slot about equally often, and no fixed pattern (A B, B A, ...) lets a host state
+    that comes and goes with a run's position (every second run, every fourth) fall on one
+    contender's runs: an A/A run with that alternation put identical code 10 % ahead of
+    itself. The same seed and key give the same orders. Two contenders: A first in half of
+    the pairs, the odd pair's by a coin."""
+    cons = list(contenders)
+    n = len(cons)
+    if n == 0 or n_pairs <= 0:
+        return []
+    base = [cons[r:] + cons[:r] for r in range(n)]
+    if n > 2:
+        base += [o[::-1] for o in base]
+    m = len(base)
+    rng = random.Random('%d/%s' % (seed, key))
+    picks = sorted(k % m for k in range(n_pairs - n_pairs % m))
+    left = n_pairs % m
+    if left == 1:
+        picks.append(int(rng.random() * m))
+    elif left:
+        picks += rng.sample(range(m), left)
+    rng.shuffle(picks)
+    return [list(base[i]) for i in picks]

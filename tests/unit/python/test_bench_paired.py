@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Unit test of devtools/bench.py --paired's statistics: the bootstrap interval of the median
-pair ratio, the verdict drawn from it and the seeded order of each pair's runs (no DPDK
-process)."""
+pair ratio, the verdict drawn from it, and the seeded order of each pair's runs
+(vnapitools.runs.pair_orders, which every paired benchmark uses; no DPDK process)."""
 
 import unittest
 
 import bench
+from vnapitools import runs
 
 
 class TestPaired(unittest.TestCase):
@@ -30,26 +31,41 @@ class TestPaired(unittest.TestCase):
         self.assertEqual(bench.paired_verdict(0.99, 1.01), 'undecided')
         self.assertEqual(bench.paired_verdict(1.0, 1.1), 'undecided')
 
-    def test_orders(self):
+    def test_orders_two(self):
         # each contender first in half of the pairs, the odd pair by a coin
         for n in (20, 21, 40):
             for seed in range(50):
-                o = bench.paired_orders(n, seed, 'split-64-io')
+                o = runs.pair_orders(n, 'AB', seed, 'split-64-io')
                 self.assertEqual(len(o), n)
-                self.assertIn(sum(o), (n // 2, n - n // 2))
-        # the same seed and cell give the same order; cells and seeds differ
-        self.assertEqual(bench.paired_orders(20, 7, 'split-64-io'),
-                         bench.paired_orders(20, 7, 'split-64-io'))
-        self.assertNotEqual(bench.paired_orders(20, 7, 'split-64-io'),
-                            bench.paired_orders(20, 7, 'packed-64-io'))
-        self.assertNotEqual(bench.paired_orders(20, 7, 'split-64-io'),
-                            bench.paired_orders(20, 8, 'split-64-io'))
-        # no strict alternation: over 50 seeds, an A B, B A, ... order (or its mirror)
-        # comes out at most by chance (2 of 184756 balanced orders)
-        alt = [k % 2 == 0 for k in range(20)]
-        mirror = [not x for x in alt]
-        self.assertTrue(all(bench.paired_orders(20, s, 'x') not in (alt, mirror)
+                self.assertTrue(all(sorted(x) == ['A', 'B'] for x in o))
+                self.assertIn(sum(x[0] == 'A' for x in o), (n // 2, n - n // 2))
+        # the same seed and key give the same orders; keys and seeds differ
+        self.assertEqual(runs.pair_orders(20, 'AB', 7, 'split-64-io'),
+                         runs.pair_orders(20, 'AB', 7, 'split-64-io'))
+        self.assertNotEqual(runs.pair_orders(20, 'AB', 7, 'split-64-io'),
+                            runs.pair_orders(20, 'AB', 7, 'packed-64-io'))
+        self.assertNotEqual(runs.pair_orders(20, 'AB', 7, 'split-64-io'),
+                            runs.pair_orders(20, 'AB', 8, 'split-64-io'))
+        # no strict alternation: over 50 seeds, A B, B A, ... (or its mirror) comes out at
+        # most by chance (2 of 184756 balanced orders)
+        alt = [['A', 'B'] if k % 2 == 0 else ['B', 'A'] for k in range(20)]
+        mirror = [x[::-1] for x in alt]
+        self.assertTrue(all(runs.pair_orders(20, 'AB', s, 'x') not in (alt, mirror)
                             for s in range(50)))
+
+    def test_orders_more(self):
+        # three contenders: 18 of 20 pairs cover the 6 orders 3 times each, the last 2 are two
+        # different ones: every contender in every slot 6 to 8 times, every order 3 or 4 times
+        for seed in range(50):
+            o = runs.pair_orders(20, 'HPI', seed, 'closed-32')
+            self.assertTrue(all(sorted(x) == ['H', 'I', 'P'] for x in o))
+            for c in 'HPI':
+                for slot in range(3):
+                    self.assertIn(sum(x[slot] == c for x in o), (6, 7, 8))
+            counts = [o.count(list(p)) for p in ('HPI', 'PIH', 'IHP', 'IPH', 'HIP', 'PHI')]
+            self.assertEqual(sum(counts), 20)
+            self.assertTrue(all(3 <= k <= 4 for k in counts))
+        self.assertEqual(runs.pair_orders(0, 'HPI', 1), [])
 
     def test_cells(self):
         self.assertEqual([c.id for c in bench.paired_cells()],
