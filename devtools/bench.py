@@ -53,6 +53,7 @@ PATH: vnapi against net_vnapi of an earlier build instead of net_virtio_user.
   devtools/bench.py --paired                              ~36 min, run alone
   devtools/bench.py --paired --aa                         the A/A run, ~36 min, run alone
   devtools/bench.py --paired --pairs 2 --seconds 4 --cells split-64-io --no-doc   smoke
+  devtools/bench.py --paired --from-json FILE             publish a run stored with --json FILE
 """
 
 import argparse
@@ -937,7 +938,8 @@ def paired_tables(plan, pairs, mode):
     t1 = ['| cell | pairs | median ratio vnapi / %s | 95 %% interval | verdict | vnapi median '
           '(Mpps) | %s median (Mpps) | failed runs |' % (bname, bname),
           '|---|---:|---:|---|---|---:|---:|---:|']
-    t2 = ['| cell | per-pair ratios (run order: A B, B A, ...) |', '|---|---|']
+    t2 = ['| cell | per-pair ratios, in run order (a: vnapi ran first, b: %s ran first) | '
+          'median ratio, a pairs / b pairs |' % bname, '|---|---|---|']
     out = {}
     for c, a, b in plan:
         ps = pairs.get(c.id, [])
@@ -957,8 +959,13 @@ def paired_tables(plan, pairs, mode):
         else:
             out[c.id] = dict(pairs=len(ok), verdict='no result')
             t1.append('| %s | %d | - | - | no result | - | - | %d |' % (c.id, len(ok), failed))
-        t2.append('| %s | %s |' % (c.id, ', '.join('%.2f' % p['ratio'] if p['ratio'] is not None
-                                                    else 'failed' for p in ps)))
+        first = ['a' if p['order'][0] == a['label'] else 'b' for p in ps]
+        by = {k: [p['ratio'] for p, f in zip(ps, first) if f == k and p['ratio'] is not None]
+              for k in 'ab'}
+        t2.append('| %s | %s | %s / %s |' % (
+            c.id, ', '.join(('%.2f' % p['ratio'] if p['ratio'] is not None else 'failed') + f
+                            for p, f in zip(ps, first)),
+            *('%.3f' % statistics.median(by[k]) if by[k] else '-' for k in 'ab')))
     return '\n'.join(t1), '\n'.join(t2), out
 
 
@@ -992,8 +999,18 @@ def paired_main():
                     help='seed of the order of the two runs of each pair (default: drawn at '
                     'start, printed and stored; the same seed gives the same orders)')
     ap.add_argument('--list', action='store_true', help='cells, contenders, time estimate')
+    ap.add_argument('--from-json', metavar='FILE',
+                    help='run nothing: publish the section from the result an earlier run '
+                    'stored with --json FILE')
     add_output_args(ap, 'write the result (every run, the pairs, the verdicts) here')
     args = ap.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            result = json.load(f)
+        if result.get('mode') not in ('vu', 'aa') or 'meta' not in result:
+            ap.error('--from-json %s: no stored result of --paired or --paired --aa '
+                     '(one against an earlier build is printed only)' % args.from_json)
+        return paired_publish(result, args.doc)
     if args.seed is None:
         args.seed = runs.new_seed()
     if args.seconds < math.ceil(args.warmup) + 2:
@@ -1078,6 +1095,7 @@ def paired_main():
         'meta': meta, 'mode': mode, 'pairs_per_cell': args.pairs, 'seconds': args.seconds,
         'warmup': args.warmup, 'memory': mem_note, 'elapsed_s': elapsed, 'seed': args.seed,
         'against': list(against) if against else None,
+        'plugin': os.path.relpath(plugin, TOP),
         'verdicts': verdicts,
         'pairs': {cid: [dict(order=p['order'], ratio=p['ratio'],
                              a={k: v for k, v in p['a'].items() if k != 'error_tail'},
@@ -1089,30 +1107,49 @@ def paired_main():
             json.dump(result, f, indent=1)
     if args.no_doc or mode == 'prev':
         return 0
-    smoke = args.pairs < P_PAIRS
-    intro = ('%sPer cell %d pairs of runs, the two contenders back to back, each first in '
-             'half of the pairs, in an order drawn at random (seed %d, `--seed` repeats it): '
-             'the two vCPUs switch between fast and slow host states within seconds, so only '
-             'runs adjacent in time are compared, and a random order keeps a state that comes '
-             'and goes with the run\'s position off one contender. Per '
+    return paired_publish(result, args.doc)
+
+
+def paired_publish(result, doc=None):
+    """Publish section bench-paired (bench-aa for an A/A run) from a result of paired_main()
+    (as --json stores it; --from-json FILE does it from the file)."""
+    meta, mode, npairs = result['meta'], result['mode'], result['pairs_per_cell']
+    byid = {c.id: c for c in paired_cells()}
+    plan = [(byid[cid],) + paired_contenders(byid[cid], mode) for cid in byid
+            if cid in result['pairs']]
+    t1, t2, _ = paired_tables(plan, result['pairs'], mode)
+    smoke = npairs < P_PAIRS
+    if result.get('seed') is not None:
+        order = ('each first in half of the pairs, in an order drawn at random (seed %d, '
+                 '`--seed` repeats it): the two vCPUs switch between fast and slow host states '
+                 'within seconds, so only runs adjacent in time are compared, and a random '
+                 'order keeps a state that comes and goes with the run\'s position off one '
+                 'contender' % result['seed'])
+    else:
+        order = ('the order alternating pair by pair (A B, B A, ...): the two vCPUs switch '
+                 'between fast and slow host states within seconds, so only runs adjacent in '
+                 'time are compared')
+    intro = ('%sPer cell %d pairs of runs, the two contenders back to back, %s. Per '
              'pair the ratio of the two run medians (vnapi / the other), per cell the median '
              'ratio and its 95 %% percentile bootstrap interval (%d resamples); the verdict '
              'comes from the interval alone: "ahead" when it lies above 1, "behind" when below, '
              'else "undecided". %s' % (
-                 '**SMOKE RUN (%d pairs per cell): not a result.**\n\n' % args.pairs
-                 if smoke else '', args.pairs, args.seed, P_BOOTSTRAP,
+                 '**SMOKE RUN (%d pairs per cell): not a result.**\n\n' % npairs
+                 if smoke else '', npairs, order, P_BOOTSTRAP,
                  'A/A: the same plugin on both sides; an honest interval contains 1.' if
                  mode == 'aa' else ''))
     body = ['- Elapsed: %.1f min; %.0f s per run, the first %.0f s discarded; memory %s' % (
-                elapsed / 60, args.seconds, args.warmup, mem_note),
+                result['elapsed_s'] / 60, result['seconds'], result['warmup'],
+                result['memory']),
             '- Cells and processes: as in the benchmark matrix (its Method line and its '
             '"net_virtio_user devargs per cell")' + (
-                '; B is net_vnapi from the same plugin (`%s`)' % os.path.relpath(plugin, TOP)
+                '; B is net_vnapi from the same plugin (`%s`)'
+                % result.get('plugin', 'build/drivers/librte_net_vnapi.so')
                 if mode == 'aa' else ''),
             '', t1, '', t2, '']
     perfdoc.publish(meta, '\n'.join(body), intro,
-                    data={k: v for k, v in result.items() if k != 'meta'}, doc=args.doc)
-    print('\npublished section %s (%s)' % (meta['section'], perfdoc.paths(args.doc)[0]))
+                    data={k: v for k, v in result.items() if k != 'meta'}, doc=doc)
+    print('\npublished section %s (%s)' % (meta['section'], perfdoc.paths(doc)[0]))
     return 0
 
 

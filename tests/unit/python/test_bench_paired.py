@@ -67,6 +67,23 @@ class TestPaired(unittest.TestCase):
             self.assertTrue(all(3 <= k <= 4 for k in counts))
         self.assertEqual(runs.pair_orders(0, 'HPI', 1), [])
 
+    def test_tables_name_the_first(self):
+        # the pairs table says which contender ran first in each pair, and the median of the
+        # ratios of each kind of pair (an order effect shows as a gap between the two)
+        cell = bench.paired_cells()[2]
+        a, b = bench.paired_contenders(cell, 'aa')
+        ratios = [1.1, 0.9] * 10
+        pairs = {cell.id: [dict(ratio=r, order=[a['label'], b['label']] if k % 2 == 0
+                                else [b['label'], a['label']],
+                                a=dict(median=r * 1e6), b=dict(median=1e6))
+                           for k, r in enumerate(ratios)]}
+        t1, t2, out = bench.paired_tables([(cell, a, b)], pairs, 'aa')
+        row = [ln for ln in t2.splitlines() if ln.startswith('| %s ' % cell.id)][0]
+        self.assertIn('1.10a, 0.90b, 1.10a', row)
+        self.assertTrue(row.endswith('| 1.100 / 0.900 |'), row)
+        self.assertEqual(out[cell.id]['pairs'], 20)
+        self.assertEqual(out[cell.id]['verdict'], 'undecided')
+
     def test_cells(self):
         self.assertEqual([c.id for c in bench.paired_cells()],
                          ['split-64-fe_tx', 'split-64-be_tx', 'split-64-io',
