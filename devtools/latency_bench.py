@@ -368,7 +368,8 @@ def hybrid_write(a, results, pairs, meta):
 
 def table(results, rounds):
     lines = ['- Rounds: %d, each running every row once, in an order drawn at random per '
-             'round (a rotation of the list, or a reversed one). Figures: median over rounds of each round\'s figure; max: the worst over '
+             'round (a rotation of the list, or a reversed one). Figures: median over rounds '
+             'of each round\'s figure; max: the worst over '
              'all rounds; lost and failed: totals.' % rounds, '']
     lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | net p99 / max µs '
                  '| packets/wakeup | wakeups | CPU % | lost | failed runs |')
