@@ -50,7 +50,7 @@ Result file (JSON, one object, written by publish(); never edit it by hand):
     tree         the commit checked out when the run started (40 hex digits; null outside git)
     uncommitted  paths with uncommitted changes at that moment (modified tracked files and
                  untracked ones git does not ignore), [] for a clean tree
-    datapath     sha256 over the datapath files as measured (datapath_digest())
+    datapath     sha256 over the files of the section's scope as measured (datapath_digest())
     date         'YYYY-MM-DD HH:MM UTC', the start of the run
     machine      {"cpu_model": /proc/cpuinfo's model name, "cpus": online CPUs,
                   "kernel": uname -r}
@@ -58,13 +58,17 @@ Result file (JSON, one object, written by publish(); never edit it by hand):
     data         the script's own figures, or null
 
 The datapath: the files in DATAPATH below, the code every benchmark here measures (what runs
-for a packet or a wakeup, and the build options that compile it). A datapath change is a
-commit that changes any of them. A table is stale when the datapath files of the checkout
-differ from the ones it was measured on, i.e. a datapath change came after its tree: the
-house test `performance_page` then fails, naming the last datapath commit, until the section
-is measured again or its result dropped (`--drop-stale`, the section then says "not
-measured"). The test also fails when the page differs from what regenerate() makes of the
-stored results (a hand edit between the markers).
+for a packet or a wakeup, and the build options that compile it). Each section has a scope:
+`pmd` for the sections whose processes run the driver without lib/napi and vnapi-fwd
+(dpdk-testpmd, l3fwd-power, the vhost_pair program: PMD_DATAPATH, the datapath less
+APP_DATAPATH), `all` for those that measure vnapi-fwd. A datapath change of a section is a
+commit that changes a file of its scope. A table is stale when the files of its scope in the
+checkout differ from the ones it was measured on (the result's digest over them; for a result
+whose digest covers another scope, git's files of its tree, when its tree had no uncommitted
+change in the scope): the house test `performance_page` then fails, naming the last datapath
+commit of the scope, until the section is measured again or its result dropped
+(`--drop-stale`, the section then says "not measured"). The test also fails when the page
+differs from what regenerate() makes of the stored results (a hand edit between the markers).
 
 Command line (devtools/ on PYTHONPATH):
 
@@ -121,30 +125,40 @@ DATAPATH = (
     'meson.build',
     'meson_options.txt',
 )
+# What only vnapi-fwd runs: the scope `pmd` leaves it out.
+APP_DATAPATH = ('lib/napi/*', 'app/vnapi-fwd/*')
+PMD_DATAPATH = tuple(p for p in DATAPATH if p not in APP_DATAPATH)
+_SCOPES = {'pmd': PMD_DATAPATH, 'all': DATAPATH}
 
-Section = collections.namedtuple('Section', 'id title command')
+Section = collections.namedtuple('Section', 'id scope title command')
 
-# The page's sections, in page order: id | heading | the command that measures it (as the
-# "not measured" line shows it; its first word after the lock names the script).
+# The page's sections, in page order: id | scope (pmd, all: see the module doc) | heading |
+# the command that measures it (as the "not measured" line shows it; its first word after the
+# lock names the script).
 _REGISTRY = """
-bench            | testpmd throughput: net_vnapi vs net_virtio_user | LOCK devtools/bench.py
-bench-matrix     | Benchmark matrix                       | LOCK devtools/bench.py --matrix
-icount           | Instructions per packet hop (callgrind) |
+bench            | pmd | testpmd throughput: net_vnapi vs net_virtio_user |
+                   LOCK devtools/bench.py
+bench-matrix     | pmd | Benchmark matrix                       | LOCK devtools/bench.py --matrix
+icount           | pmd | Instructions per packet hop (callgrind) |
                    devtools/icount.py --vu-explore --functions 12 --lock /run/vnapi-cpu.lock
-bench-paired     | Paired throughput: net_vnapi vs net_virtio_user | LOCK devtools/bench.py --paired
-bench-aa         | Paired throughput, A/A: net_vnapi against itself | LOCK devtools/bench.py --paired --aa
-race             | Rx interrupt arming race               | LOCK devtools/race_report.sh --doc build
-l3fwd            | l3fwd-power interrupt mode             | LOCK devtools/l3fwd_report.py
-latency-bench    | Latency benchmark: sparse, idle, hybrid vs interrupt | LOCK devtools/latency_bench.py
-latency-hybrid   | Hybrid vs interrupt under sparse traffic and host steal |
+bench-paired     | pmd | Paired throughput: net_vnapi vs net_virtio_user |
+                   LOCK devtools/bench.py --paired
+bench-aa         | pmd | Paired throughput, A/A: net_vnapi against itself |
+                   LOCK devtools/bench.py --paired --aa
+race             | pmd | Rx interrupt arming race               |
+                   LOCK devtools/race_report.sh --doc build
+l3fwd            | pmd | l3fwd-power interrupt mode             | LOCK devtools/l3fwd_report.py
+latency-bench    | all | Latency benchmark: sparse, idle, hybrid vs interrupt |
+                   LOCK devtools/latency_bench.py
+latency-hybrid   | all | Hybrid vs interrupt under sparse traffic and host steal |
                    devtools/latency_bench.py --hybrid-pairs 60 --lock /run/vnapi-cpu.lock
-napi-experiments | NAPI experiments                       | LOCK devtools/napi_experiments.py
-napi-latency     | Latency at sparse load       | LOCK devtools/napi_experiments.py --only latency
-hybrid-bench     | Hybrid against poll, interrupt and l3fwd-power, pair by pair |
+napi-experiments | all | NAPI experiments                       | LOCK devtools/napi_experiments.py
+napi-latency     | all | Latency at sparse load | LOCK devtools/napi_experiments.py --only latency
+hybrid-bench     | all | Hybrid against poll, interrupt and l3fwd-power, pair by pair |
                    LOCK devtools/hybrid_bench.py
-hybrid-curve     | Hybrid's one setting: CPU against p99 per load |
+hybrid-curve     | all | Hybrid's one setting: CPU against p99 per load |
                    LOCK devtools/hybrid_bench.py --curve
-soak             | Soak: vnapi-fwd under back-end kills and port restarts |
+soak             | all | Soak: vnapi-fwd under back-end kills and port restarts |
                    LOCK devtools/soak.py --minutes 10 --publish
 """
 SECTIONS = tuple(
@@ -164,6 +178,11 @@ def section(section_id):
     except KeyError:
         raise ValueError('unknown section %r: register it in perfdoc._REGISTRY (known: %s)'
                          % (section_id, ', '.join(_BY_ID))) from None
+
+
+def scope(section_id):
+    """The datapath patterns of section_id's scope."""
+    return _SCOPES[section(section_id).scope]
 
 
 def begin_marker(section_id):
@@ -196,38 +215,62 @@ def _is_checkout(top):
     return out is not None and os.path.realpath(out.decode().strip()) == os.path.realpath(top)
 
 
-def datapath_files(top=TOP):
-    """The datapath's files present in the tree top (relative paths, sorted): in a checkout,
-    those git tracks or would track (untracked, not ignored); elsewhere every file."""
+def datapath_files(top=TOP, patterns=DATAPATH):
+    """The files of the datapath (or of patterns) present in the tree top (relative paths,
+    sorted): in a checkout, those git tracks or would track (untracked, not ignored); elsewhere
+    every file."""
     if _is_checkout(top):
         out = _git(top, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--',
-                   *DATAPATH)
+                   *patterns)
         names = [n for n in out.decode().split('\0') if n] if out is not None else []
     else:
         names = []
         for d, _, files in os.walk(top):
             for f in files:
                 names.append(os.path.relpath(os.path.join(d, f), top).replace(os.sep, '/'))
-        names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in DATAPATH)]
+        names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
     return sorted(n for n in set(names) if os.path.isfile(os.path.join(top, n)))
 
 
-def datapath_digest(top=TOP):
-    """sha256 over 'path git-blob-id' lines of the datapath files as they are in top's working
-    tree (blob ids as git computes them, so a clean checkout of the same tree gives the same
-    digest with or without git)."""
+def _digest(lines):
     h = hashlib.sha256()
-    for name in datapath_files(top):
-        with open(os.path.join(top, name), 'rb') as f:
-            data = f.read()
-        blob = hashlib.sha1(b'blob %d\0' % len(data) + data).hexdigest()
+    for name, blob in sorted(lines):
         h.update(('%s %s\n' % (name, blob)).encode())
     return h.hexdigest()
 
 
-def last_datapath_commit(top=TOP):
-    """'<hash> <subject>' of the newest commit that changed a datapath file, or None."""
-    out = _git(top, 'log', '-1', '--format=%h %s', '--', *DATAPATH)
+def datapath_digest(top=TOP, patterns=DATAPATH):
+    """sha256 over 'path git-blob-id' lines of the datapath files (or those of patterns) as
+    they are in top's working tree (blob ids as git computes them, so a clean checkout of the
+    same tree gives the same digest with or without git)."""
+    lines = []
+    for name in datapath_files(top, patterns):
+        with open(os.path.join(top, name), 'rb') as f:
+            data = f.read()
+        lines.append((name, hashlib.sha1(b'blob %d\0' % len(data) + data).hexdigest()))
+    return _digest(lines)
+
+
+def tree_digest(top, commit, patterns=DATAPATH):
+    """datapath_digest() of the files of patterns in commit, as git stores them; None without
+    git or the commit."""
+    out = _git(top, 'ls-tree', '-r', '-z', commit)
+    if out is None:
+        return None
+    lines = []
+    for entry in out.decode().split('\0'):
+        if not entry:
+            continue
+        info, name = entry.split('\t', 1)
+        if info.split()[1] == 'blob' and any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            lines.append((name, info.split()[2]))
+    return _digest(lines)
+
+
+def last_datapath_commit(top=TOP, patterns=DATAPATH):
+    """'<hash> <subject>' of the newest commit that changed a datapath file (of patterns), or
+    None."""
+    out = _git(top, 'log', '-1', '--format=%h %s', '--', *patterns)
     return out.decode().strip() or None if out is not None else None
 
 
@@ -264,7 +307,7 @@ def measurement(section_id, command, top=None, build=None):
         'command': command.strip(),
         'tree': tree,
         'uncommitted': uncommitted,
-        'datapath': datapath_digest(top),
+        'datapath': datapath_digest(top, scope(section_id)),
         'date': now(),
         'machine': {'cpu_model': procfs.cpu_model(), 'cpus': os.cpu_count(),
                     'kernel': platform.release()},
@@ -488,9 +531,19 @@ def regenerate(doc=DOC, results=RESULTS):
 
 
 def stale(results=RESULTS, top=TOP):
-    """[section id] of the stored results whose datapath is not the tree top's."""
-    digest = datapath_digest(top)
-    return [sid for sid, r in load_all(results).items() if r['datapath'] != digest]
+    """[section id] of the stored results whose scope's files are not the tree top's."""
+    out = []
+    for sid, r in load_all(results).items():
+        pats = scope(sid)
+        digest = datapath_digest(top, pats)
+        if r['datapath'] == digest:
+            continue
+        # A digest over another scope: git has the files of the result's tree.
+        dirty = any(fnmatch.fnmatchcase(u, p) for u in r['uncommitted'] for p in pats)
+        if r['tree'] and not dirty and tree_digest(top, r['tree'], pats) == digest:
+            continue
+        out.append(sid)
+    return out
 
 
 def problems(doc=DOC, results=RESULTS, top=TOP):
@@ -510,12 +563,13 @@ def problems(doc=DOC, results=RESULTS, top=TOP):
         out.append('%s differs from what the stored results generate (an edit between the '
                    'markers?): run python3 -m vnapitools.perfdoc --regenerate, and put '
                    'analysis outside the markers' % doc)
-    dirty = _git(top, 'status', '--porcelain', '--', *DATAPATH)
-    last = ('uncommitted changes to %s' % ', '.join(sorted({ln[3:] for ln in
-                                                           dirty.decode().splitlines()}))
-            if dirty else 'last datapath commit: %s' % (last_datapath_commit(top) or 'unknown'))
     for sid in stale(results, top):
         r = load(sid, results)
+        dirty = _git(top, 'status', '--porcelain', '--', *scope(sid))
+        last = ('uncommitted changes to %s' % ', '.join(sorted({ln[3:] for ln in
+                                                               dirty.decode().splitlines()}))
+                if dirty else 'last datapath commit: %s'
+                % (last_datapath_commit(top, scope(sid)) or 'unknown'))
         out.append('perf:%s was measured at tree %s; the datapath changed since (%s): run '
                    '`%s`, or drop the result (python3 -m vnapitools.perfdoc --drop-stale)'
                    % (sid, (r['tree'] or 'unknown')[:12], last, section(sid).command))

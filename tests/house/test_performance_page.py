@@ -4,7 +4,8 @@
 """doc/performance.md is what devtools/vnapitools/perfdoc.py generates from the stored results
 (doc/results/<section>.json), and no table in it is older than the last datapath change.
 
-The datapath (perfdoc.DATAPATH; this list must name each of its entries):
+The datapath (perfdoc.DATAPATH; this list must name each of its entries; the sections of
+scope pmd leave out lib/napi and app/vnapi-fwd, see perfdoc):
   drivers/net/vnapi/vnapi_rxtx*     rx and tx bursts, scalar and AVX2
   drivers/net/vnapi/vnapi_intr.*    rx interrupt arming
   drivers/net/vnapi/vnapi_gate.*    the gate every burst enters

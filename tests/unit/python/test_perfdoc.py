@@ -171,12 +171,16 @@ class TestPublish(Scratch):
         # So does a new datapath file; dropping the stale result fixes the page.
         write(os.path.join(self.top, 'lib/virtq/virtq.c'), '/* %s */\n' % 'lib/virtq/virtq.c')
         self.assertEqual(self.problems(), [])
+        # lib/napi is not in the scope of race (pmd), it is in soak's (all).
+        self.publish('soak')
         write(os.path.join(self.top, 'lib/napi/napi.c'), '/* new */\n')
-        self.assertEqual(perfdoc.stale(self.results, self.top), ['race'])
+        self.assertEqual(perfdoc.stale(self.results, self.top), ['soak'])
+        write(os.path.join(self.top, 'lib/virtq/virtq.c'), '/* faster again */\n')
+        self.assertEqual(sorted(perfdoc.stale(self.results, self.top)), ['race', 'soak'])
         r = subprocess.run([sys.executable, '-m', 'vnapitools.perfdoc', '--drop-stale',
                             '--doc', self.doc, '--results', self.results],
                            capture_output=True, text=True)
-        self.assertEqual((r.returncode, r.stdout), (0, 'dropped perf:race\n'))
+        self.assertEqual((r.returncode, r.stdout), (0, 'dropped perf:race\ndropped perf:soak\n'))
         self.assertEqual(self.problems(), [])
         self.assertEqual(read(self.doc).count('Not measured at this tree'),
                          len(perfdoc.SECTIONS))
@@ -249,6 +253,35 @@ class TestGit(Scratch):
         write(os.path.join(self.top, 'meson.build'), '# changed\n')
         self.assertEqual(self.meta()['uncommitted'], ['meson.build'])
         self.assertNotEqual(self.meta()['datapath'], meta['datapath'])
+
+    def test_result_of_another_scope(self):
+        # A result of a pmd section whose digest covers the whole datapath (measured before
+        # the section had a scope): git's files of its tree decide.
+        write(os.path.join(self.top, 'lib/napi/napi.c'), '/* napi */\n')
+        self.git('init', '-q')
+        self.git('add', '.')
+        self.git('commit', '-q', '-m', 'first')
+        meta = dict(self.meta(), datapath=perfdoc.datapath_digest(self.top))
+        self.assertNotEqual(meta['datapath'], self.meta()['datapath'])
+        perfdoc.publish(meta, '| a |\n|---|\n', None, None, self.doc, self.results)
+        write(os.path.join(self.top, 'lib/napi/napi.c'), '/* hybrid */\n')
+        self.git('add', '.')
+        self.git('commit', '-q', '-m', 'napi: not in the pmd scope')
+        self.assertEqual(perfdoc.stale(self.results, self.top), [])
+        self.assertEqual(self.problems(), [])
+        write(os.path.join(self.top, 'lib/virtq/virtq.c'), '/* faster */\n')
+        self.assertEqual(perfdoc.stale(self.results, self.top), ['race'])
+        self.assertIn('uncommitted changes to lib/virtq/virtq.c', self.problems()[0])
+        self.git('commit', '-q', '-am', 'virtq: faster')
+        self.assertIn('last datapath commit: %s virtq: faster'
+                      % self.git('log', '-1', '--format=%h'), self.problems()[0])
+        # Uncommitted scope files at the result's tree: git's tree says nothing of them.
+        self.git('checkout', '-q', 'HEAD~1', '--', 'lib/virtq/virtq.c')
+        self.git('commit', '-q', '-am', 'virtq: back')
+        self.assertEqual(perfdoc.stale(self.results, self.top), [])
+        perfdoc.publish(dict(meta, uncommitted=['lib/virtq/virtq.c']), '| a |\n|---|\n', None,
+                        None, self.doc, self.results)
+        self.assertEqual(perfdoc.stale(self.results, self.top), ['race'])
 
 
 if __name__ == '__main__':
