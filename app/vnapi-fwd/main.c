@@ -710,7 +710,8 @@ fwd_stats_print(double dt, double t)
 			       " pkts_per_wakeup=%.2f busy_pct=%.2f races=%" PRIu64
 			       " wakeups=%" PRIu64 " packets=%" PRIu64 " notify_req_s=%.1f"
 			       " window_us=%.2f window_grows=%" PRIu64 " window_shrinks=%" PRIu64
-			       " windows_caught=%" PRIu64 " windows_expired=%" PRIu64 "\n",
+			       " windows_caught=%" PRIu64 " windows_expired=%" PRIu64
+			       " paced=%" PRIu64 " pace_tests=%" PRIu64 " pace_slowed=%" PRIu64 "\n",
 			       t, fwd_lcores[i].lcore, q->port, q->queue,
 			       (double)(q->packets - p->packets) / dt, (double)dw / dt,
 			       ratio(q->wakeup_packets - p->wakeup_packets, dw),
@@ -718,7 +719,7 @@ fwd_stats_print(double dt, double t)
 			       q->races, q->wakeups, q->packets,
 			       (double)(q->arms_held - p->arms_held) / dt, (double)q->window_ns / 1e3,
 			       q->window_grows, q->window_shrinks, q->windows_caught,
-			       q->windows_expired);
+			       q->windows_expired, q->paced, q->pace_tests, q->pace_slowed);
 			/* Per-wakeup timing over the interval: bucket bounds in us. */
 			printf("WAKE t=%.1f lcore=%u port=%u queue=%u"
 			       " wake_poll_p99_us=%" PRIu64 " wake_arm_p50_us=%" PRIu64
@@ -983,7 +984,9 @@ fwd_final(void)
 			       " arms_held=%" PRIu64 " window_us=%.2f window_grows=%" PRIu64
 			       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
 			       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
-			       " work_holds=%" PRIu64 "\n",
+			       " work_holds=%" PRIu64 " paced=%" PRIu64 " pace_tests=%" PRIu64
+			       " pace_slowed=%" PRIu64 " pace_voids=%" PRIu64
+			       " pace_switches=%" PRIu64 "\n",
 			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
 			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
 			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
@@ -993,7 +996,8 @@ fwd_final(void)
 			       qs[j].tx_reclaimed, qs[j].arms_held, (double)qs[j].window_ns / 1e3,
 			       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
 			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits,
-			       qs[j].work_holds);
+			       qs[j].work_holds, qs[j].paced, qs[j].pace_tests, qs[j].pace_slowed,
+			       qs[j].pace_voids, qs[j].pace_switches);
 		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
 			char h[5][NAPI_HIST_BUCKETS * 21];
 			const uint64_t *src[5] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,

@@ -21,6 +21,17 @@
  * a race; at W = 0 every NAPI_PROBE_FIRST-th, then 2x rarer, idle period
  * is a probe polled up to M.
  *
+ * A hybrid entry that carries a stream also runs a pace test now and then
+ * (napi_pace): two halves of NAPI_PACE_HALF_US, one polled with W at the
+ * cap M, one with W at the paced cap P (M less one sleep/wake cycle's
+ * cost; 0 at the default), in turn first. When the rate of the second is
+ * below the first's by more than the counts' noise, the traffic follows
+ * the wakeups' delay (a closed loop, a request/response, a sender held
+ * back by a full ring): the entry stays "responsive" and learns W up to M.
+ * Otherwise the traffic keeps its own pace, sleeping costs it nothing but
+ * latency, and after NAPI_PACE_VOTES such tests in a row the entry is
+ * "paced": its W is capped at P.
+ *
  * Counters have one writer (the context's thread) and readers on other
  * threads (napi_stats_get, telemetry): the writer updates them with relaxed
  * atomic stores, readers use relaxed atomic loads; no ordering between
@@ -53,6 +64,24 @@ RTE_LOG_REGISTER(napi_logtype, lib.napi, NOTICE);
 /* Hybrid at W = 0: wakeups before the first probe, and the largest backoff. */
 #define NAPI_PROBE_FIRST 8
 #define NAPI_PROBE_MAX 1024
+/*
+ * The pace test: each half lasts NAPI_PACE_HALF_US; a test starts once the
+ * entry had at least NAPI_PACE_QUARTER_PKTS packets in each of four
+ * quarters of NAPI_PACE_PERIOD_US in a row (a stream, not sparse traffic);
+ * a half with fewer than NAPI_PACE_HALF_PKTS packets, or that lasted more
+ * than NAPI_PACE_HALF_SLACK halves (the traffic stopped), voids the test;
+ * the second half's rate counts as lower when it is below the first's by
+ * more than NAPI_PACE_MARGIN and by more than two standard deviations of
+ * the counts; NAPI_PACE_VOTES tests in a row without a lower rate make an
+ * entry paced, one with a lower rate makes it responsive again.
+ */
+#define NAPI_PACE_HALF_US 500
+#define NAPI_PACE_PERIOD_US 50000
+#define NAPI_PACE_QUARTER_PKTS 64
+#define NAPI_PACE_HALF_PKTS 16
+#define NAPI_PACE_HALF_SLACK 4
+#define NAPI_PACE_MARGIN 0.05
+#define NAPI_PACE_VOTES 2
 /* Epoll events per sleep: every entry, plus the stop eventfd. */
 #define NAPI_MAX_EVENTS (NAPI_MAX_QUEUES + 1)
 
@@ -78,6 +107,11 @@ struct napi_entry {
 	bool window_open;      /* hybrid: idle period polled past an empty round */
 	bool probing;          /* hybrid: this idle period is a probe (polled up to the cap) */
 	bool learn;            /* hybrid: learn W at the next poll (the first after a wakeup) */
+	bool paced;            /* hybrid: the traffic keeps its pace when the entry sleeps */
+	bool pace_a_first;     /* hybrid: the current test polls at the cap in its first half */
+	uint8_t pace_half;     /* hybrid: 0 no test, 1 or 2 the half of the test running */
+	uint8_t pace_quarters; /* hybrid: quarters in a row with a stream */
+	uint8_t pace_score;    /* hybrid: tests to go without a lower rate before paced */
 	uint32_t probe_in;     /* hybrid, W = 0: wakeups until the next probe */
 	uint32_t probe_gap;    /* ... the backoff: NAPI_PROBE_FIRST .. NAPI_PROBE_MAX */
 	uint64_t window;       /* hybrid: the deferral window W, cycles */
@@ -87,6 +121,10 @@ struct napi_entry {
 	uint64_t slept;        /* cycles: armed to woken, the last wakeup */
 	uint64_t idle_window;  /* cycles: last packet to arming, at the last arm */
 	uint64_t last_poll_end; /* cycles: end of the last poll */
+	uint64_t pace_mark;    /* cycles: start of the quarter, or of the half */
+	uint64_t pace_pkts;    /* packets in the quarter, or in the half */
+	uint64_t pace_n[2];    /* packets of the halves: [0] W at the cap, [1] W at the paced cap */
+	uint64_t pace_t[2];    /* ... their lengths, cycles */
 	struct napi_queue_stats st;
 };
 
@@ -95,6 +133,9 @@ struct napi_ctx {
 	const struct napi_ops *ops;
 	void *arg;
 	uint64_t defer_cycles; /* defer_us in ops->now units: the cap M */
+	uint64_t paced_cycles; /* the cap of a paced entry: M less C, or 0 */
+	uint64_t pace_half_cycles;    /* NAPI_PACE_HALF_US */
+	uint64_t pace_quarter_cycles; /* NAPI_PACE_PERIOD_US / 4 */
 	uint64_t wake_cost_cycles; /* NAPI_WAKE_COST_US in ops->now units: C */
 	uint64_t cycles_per_us; /* for the histograms (at least 1) */
 	uint64_t last_work;    /* cycles: the last napi_work() */
@@ -228,11 +269,17 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->arg = conf->ops_arg;
 	ctx->defer_cycles = (uint64_t)conf->defer_us * hz / 1000000;
 	ctx->wake_cost_cycles = (uint64_t)NAPI_WAKE_COST_US * hz / 1000000;
+	ctx->paced_cycles = ctx->defer_cycles > ctx->wake_cost_cycles ?
+		ctx->defer_cycles - ctx->wake_cost_cycles : 0;
+	ctx->pace_half_cycles = (uint64_t)NAPI_PACE_HALF_US * hz / 1000000;
+	ctx->pace_quarter_cycles = (uint64_t)NAPI_PACE_PERIOD_US / 4 * hz / 1000000;
 	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
 	ctx->st.defer_ns = (uint64_t)conf->defer_us * 1000;
 	ctx->st.wake_cost_ns = (uint64_t)NAPI_WAKE_COST_US * 1000;
+	ctx->st.paced_ns = conf->defer_us > NAPI_WAKE_COST_US ?
+		(uint64_t)(conf->defer_us - NAPI_WAKE_COST_US) * 1000 : 0;
 	ctx->wake_fd = -1;
 	if (ctx->ops->fd_register != NULL) {
 		ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -340,6 +387,7 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 	e->window = ctx->defer_cycles;
 	e->probe_gap = NAPI_PROBE_FIRST;
 	e->probe_in = NAPI_PROBE_FIRST;
+	e->pace_score = NAPI_PACE_VOTES;
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
@@ -415,6 +463,13 @@ napi_hist_add(const struct napi_ctx *ctx, uint64_t *hist, uint64_t cycles)
 
 /* ---- the hybrid window ------------------------------------------------------ */
 
+/* The cap of the entry's W: M, or P while its traffic is paced. */
+static inline uint64_t
+napi_cap(const struct napi_ctx *ctx, const struct napi_entry *e)
+{
+	return e->paced ? ctx->paced_cycles : ctx->defer_cycles;
+}
+
 /* Set W, counting a grow or a shrink, and publish it. */
 static void
 napi_window_set(struct napi_ctx *ctx, struct napi_entry *e, uint64_t w)
@@ -433,7 +488,7 @@ static void
 napi_window_grow(struct napi_ctx *ctx, struct napi_entry *e)
 {
 	e->probe_gap = NAPI_PROBE_FIRST;
-	napi_window_set(ctx, e, ctx->defer_cycles);
+	napi_window_set(ctx, e, napi_cap(ctx, e));
 }
 
 /*
@@ -444,9 +499,10 @@ napi_window_grow(struct napi_ctx *ctx, struct napi_entry *e)
 static void
 napi_window_shrink(struct napi_ctx *ctx, struct napi_entry *e, uint64_t gap)
 {
-	uint64_t w = (uint64_t)((double)e->window * (double)ctx->defer_cycles / (2.0 * (double)gap));
+	uint64_t cap = napi_cap(ctx, e);
+	uint64_t w = (uint64_t)((double)e->window * (double)cap / (2.0 * (double)gap));
 
-	if (w < ctx->defer_cycles / 8)
+	if (w < cap / 8)
 		w = 0;
 	napi_window_set(ctx, e, w);
 }
@@ -475,13 +531,13 @@ napi_learn(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got)
 	}
 	if (e->window == 0) {
 		/* Armed at the first empty round, or after a probe that expired. */
-		if (ctx->defer_cycles != 0 && e->probe_in > 0 && --e->probe_in == 0)
+		if (napi_cap(ctx, e) != 0 && e->probe_in > 0 && --e->probe_in == 0)
 			e->probing = true;   /* the next idle period */
 		return;
 	}
 	gap = e->idle_window + e->slept;
 	gap = gap > ctx->wake_cost_cycles ? gap - ctx->wake_cost_cycles : 0;
-	if (gap <= ctx->defer_cycles)
+	if (gap <= napi_cap(ctx, e))
 		napi_window_grow(ctx, e);
 	else
 		napi_window_shrink(ctx, e, gap);
@@ -529,7 +585,7 @@ napi_race(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now, bool port_di
 static void
 napi_window_expire(struct napi_ctx *ctx, struct napi_entry *e)
 {
-	uint64_t w = e->probing ? ctx->defer_cycles : e->window;
+	uint64_t w = e->probing ? napi_cap(ctx, e) : e->window;
 
 	if (e->window_open && w > 0)
 		NAPI_ADD(e->st.windows_expired, 1);
@@ -593,6 +649,106 @@ napi_arm(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
 	}
 }
 
+/* ---- the pace test ---------------------------------------------------------- */
+
+/* Whether the running half of the entry's pace test polls with W at the cap. */
+static inline bool
+napi_pace_polled(const struct napi_entry *e)
+{
+	return (e->pace_half == 1) == e->pace_a_first;
+}
+
+/* Paced (W capped at P) or responsive (W learned up to M). */
+static void
+napi_pace_set(struct napi_ctx *ctx, struct napi_entry *e, bool paced)
+{
+	e->paced = paced;
+	NAPI_SET(e->st.paced, paced);
+	NAPI_ADD(e->st.pace_switches, 1);
+	if (!paced)
+		napi_window_grow(ctx, e);
+	else if (e->window > ctx->paced_cycles)
+		napi_window_set(ctx, e, ctx->paced_cycles);
+}
+
+/*
+ * Both halves done: was the rate with W at the paced cap lower? Counts
+ * of n packets are taken to vary by sqrt(n) (Poisson): the ratio r of the
+ * rates is lower when r - 1 exceeds NAPI_PACE_MARGIN and two of its
+ * standard deviations, 2 sqrt(1/na + 1/nb).
+ */
+static void
+napi_pace_vote(struct napi_ctx *ctx, struct napi_entry *e)
+{
+	double na = (double)e->pace_n[0], nb = (double)e->pace_n[1], r;
+	uint64_t slack = NAPI_PACE_HALF_SLACK * ctx->pace_half_cycles;
+
+	if (e->pace_n[0] < NAPI_PACE_HALF_PKTS || e->pace_n[1] < NAPI_PACE_HALF_PKTS ||
+	    e->pace_t[0] > slack || e->pace_t[1] > slack || e->pace_t[0] == 0 || e->pace_t[1] == 0) {
+		NAPI_ADD(e->st.pace_voids, 1);
+		return;
+	}
+	NAPI_ADD(e->st.pace_tests, 1);
+	r = (na / (double)e->pace_t[0]) / (nb / (double)e->pace_t[1]);
+	if (r > 1.0 + NAPI_PACE_MARGIN && (r - 1.0) * (r - 1.0) > 4.0 * (1.0 / na + 1.0 / nb)) {
+		NAPI_ADD(e->st.pace_slowed, 1);
+		e->pace_score = NAPI_PACE_VOTES;
+		if (e->paced)
+			napi_pace_set(ctx, e, false);
+	} else if (e->pace_score > 0 && --e->pace_score == 0 && !e->paced) {
+		napi_pace_set(ctx, e, true);
+	}
+}
+
+/*
+ * A hybrid entry was polled and found @p got packets: count them towards
+ * the stream check (four quarters in a row with a stream start a test) or
+ * the running half, and move the test on when the time has come. Halves
+ * end at a poll: one that slept across the end counts the packets its
+ * wakeup found, which arrived before it, over the time up to it.
+ */
+static void
+napi_pace(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, uint64_t now)
+{
+	unsigned int k;
+
+	if (e->pace_half == 0) {
+		if (got == 0 || ctx->paced_cycles == ctx->defer_cycles)
+			return;   /* nothing to choose between */
+		if (now - e->pace_mark >= ctx->pace_quarter_cycles) {
+			if (e->pace_pkts >= NAPI_PACE_QUARTER_PKTS &&
+			    now - e->pace_mark < 2 * ctx->pace_quarter_cycles)
+				e->pace_quarters++;
+			else
+				e->pace_quarters = 0;
+			e->pace_mark = now;
+			e->pace_pkts = 0;
+			if (e->pace_quarters == 4) {
+				e->pace_quarters = 0;
+				e->pace_a_first = !e->pace_a_first;
+				e->pace_half = 1;
+				return;   /* this poll's packets came before the test */
+			}
+		}
+		e->pace_pkts += got;
+		return;
+	}
+	e->pace_pkts += got;
+	if (now - e->pace_mark < ctx->pace_half_cycles)
+		return;
+	k = napi_pace_polled(e) ? 0 : 1;
+	e->pace_n[k] = e->pace_pkts;
+	e->pace_t[k] = now - e->pace_mark;
+	e->pace_pkts = 0;
+	e->pace_mark = now;
+	if (e->pace_half == 1) {
+		e->pace_half = 2;
+		return;
+	}
+	e->pace_half = 0;
+	napi_pace_vote(ctx, e);
+}
+
 /* Whether an entry that polled @p got packets is armed now. */
 static bool
 napi_should_arm(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, uint64_t now)
@@ -605,7 +761,10 @@ napi_should_arm(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, ui
 	case NAPI_MODE_INTERRUPT:
 		return true;
 	case NAPI_MODE_HYBRID:
-		w = e->probing ? ctx->defer_cycles : e->window;
+		if (e->pace_half != 0)
+			w = napi_pace_polled(e) ? ctx->defer_cycles : ctx->paced_cycles;
+		else
+			w = e->probing ? napi_cap(ctx, e) : e->window;
 		if (now - e->last_pkt < w)
 			return false;
 		if (ctx->work_seen && now - ctx->last_work < ctx->defer_cycles) {
@@ -858,6 +1017,8 @@ napi_poll_once(struct napi_ctx *ctx)
 			if (e->probing)
 				NAPI_ADD(e->st.probes, 1);
 		}
+		if (e->conf.mode == NAPI_MODE_HYBRID)
+			napi_pace(ctx, e, got, now);
 		if (napi_should_arm(ctx, e, got, now))
 			napi_arm(ctx, e, now);
 		any_scheduled |= e->scheduled;
@@ -1012,6 +1173,7 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
 		lcore->defer_ns = ctx->st.defer_ns;
 		lcore->wake_cost_ns = ctx->st.wake_cost_ns;
+		lcore->paced_ns = ctx->st.paced_ns;
 		lcore->work_calls = NAPI_GET(ctx->st.work_calls);
 	}
 	for (i = 0; i < nb; i++) {
@@ -1038,6 +1200,11 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->probes += s.probes;
 		lcore->probe_hits += s.probe_hits;
 		lcore->work_holds += s.work_holds;
+		lcore->paced += s.paced;
+		lcore->pace_tests += s.pace_tests;
+		lcore->pace_slowed += s.pace_slowed;
+		lcore->pace_voids += s.pace_voids;
+		lcore->pace_switches += s.pace_switches;
 		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
 			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
 			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];

@@ -37,7 +37,17 @@
  *   and shrinks when the time from the last packet to the wakeup was beyond
  *   the cap (to 0 when far beyond); at W = 0 the entry probes now and then
  *   (one idle period polled up to the cap, with exponential backoff) so that
- *   a stream whose wakeups look like sparse traffic is still found. The
+ *   a stream whose wakeups look like sparse traffic is still found.
+ *   Whether the wakeups' delay costs a stream anything is measured, not
+ *   assumed: an entry that carries a stream runs a pace test now and then
+ *   (half a millisecond polled with W at the cap against half a millisecond
+ *   with W at the paced cap, defer_us less NAPI_WAKE_COST_US, 0 at the
+ *   default). Traffic whose rate falls when the entry sleeps (a closed loop,
+ *   request/response, a sender held back) stays "responsive" and keeps the
+ *   rules above; traffic that keeps its own pace (an open-loop sender) is
+ *   "paced" after two tests without a lower rate: its W is capped at the
+ *   paced cap, so at the default it arms at every gap, as interrupt mode
+ *   does, and one test with a lower rate makes it responsive again. The
  *   analogues: Linux's napi_defer_hard_irqs and gro_flush_timeout (empty
  *   polls and a time), IRQ suspension (napi_work()), DPDK's PMD power
  *   management (consecutive empty polls).
@@ -107,7 +117,7 @@ extern "C" {
 enum napi_mode {
 	NAPI_MODE_POLL,       /**< Never armed. */
 	NAPI_MODE_INTERRUPT,  /**< Armed after every empty round. */
-	NAPI_MODE_HYBRID,     /**< Armed after an empty round once its learned window passed without packets. */
+	NAPI_MODE_HYBRID,     /**< Armed after an empty round once its learned window passed without packets (capped lower while the traffic is paced). */
 };
 
 struct napi_ctx;
@@ -186,10 +196,11 @@ struct napi_ctx_conf {
 	/**
 	 * Hybrid: the cap of every entry's learned deferral window, in
 	 * microseconds: an idle queue is polled at most this long before it is
-	 * armed, and napi_work() holds arming off for this long. Larger: fewer
-	 * sleeps and wakeups, lower latency, more CPU; 0: arm at the first empty
-	 * round (interrupt mode's behaviour). Default NAPI_DEFER_US_DEFAULT;
-	 * at most NAPI_DEFER_US_MAX.
+	 * armed, and napi_work() holds arming off for this long; a paced entry
+	 * (traffic that keeps its own pace) at most defer_us less
+	 * NAPI_WAKE_COST_US. Larger: fewer sleeps and wakeups, lower latency,
+	 * more CPU; 0: arm at the first empty round (interrupt mode's
+	 * behaviour). Default NAPI_DEFER_US_DEFAULT; at most NAPI_DEFER_US_MAX.
 	 */
 	uint32_t defer_us;
 	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
@@ -244,6 +255,11 @@ struct napi_queue_stats {
 	uint64_t probes;          /**< Hybrid: idle periods at W = 0 polled up to the cap, looking for a stream. */
 	uint64_t probe_hits;      /**< ... that a packet ended (W raised to the cap). */
 	uint64_t work_holds;      /**< Hybrid: empty rounds past W in which napi_work() held arming off. */
+	uint64_t paced;           /**< Hybrid: 1 while the traffic is paced (W capped at napi_lcore_stats::paced_ns), 0 while responsive. */
+	uint64_t pace_tests;      /**< Hybrid: pace tests decided (a half polled at the cap against a half at the paced cap). */
+	uint64_t pace_slowed;     /**< ... in which the rate was lower at the paced cap (the traffic follows the wakeups). */
+	uint64_t pace_voids;      /**< Hybrid: pace tests void (a half with too few packets, or the traffic stopped). */
+	uint64_t pace_switches;   /**< Hybrid: changes between paced and responsive. */
 	uint64_t armed_cycles;    /**< Time spent armed. */
 	uint64_t busy_cycles;     /**< Time in polls that found packets (handler included). */
 	uint64_t tx_reclaimed;    /**< Paired tx queue: descriptors freed (rx polls and napi_tx). */
@@ -297,6 +313,7 @@ struct napi_lcore_stats {
 	uint64_t tx_unsent;
 	uint64_t defer_ns;        /**< napi_ctx_conf::defer_us: the cap of the hybrid windows. */
 	uint64_t wake_cost_ns;    /**< NAPI_WAKE_COST_US. */
+	uint64_t paced_ns;        /**< The cap of a paced entry's W: defer_ns less wake_cost_ns, or 0. */
 	uint64_t work_calls;      /**< napi_work() calls. */
 	/** Sums of the entries' counters of the same names. */
 	uint64_t arms_held;
@@ -307,6 +324,11 @@ struct napi_lcore_stats {
 	uint64_t probes;
 	uint64_t probe_hits;
 	uint64_t work_holds;
+	uint64_t paced;           /**< Entries paced at the time of reading. */
+	uint64_t pace_tests;
+	uint64_t pace_slowed;
+	uint64_t pace_voids;
+	uint64_t pace_switches;
 	/** Sums of the entries' histograms (see napi_queue_stats). */
 	uint64_t arm_wake_hist[NAPI_HIST_BUCKETS];
 	uint64_t wake_poll_hist[NAPI_HIST_BUCKETS];

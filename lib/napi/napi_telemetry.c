@@ -51,6 +51,7 @@ static const struct napi_tel_field napi_tel_lcore[] = {
 	NAPI_LCORE_FIELD(tx_unsent),
 	NAPI_LCORE_FIELD(defer_ns),
 	NAPI_LCORE_FIELD(wake_cost_ns),
+	NAPI_LCORE_FIELD(paced_ns),
 	NAPI_LCORE_FIELD(work_calls),
 	NAPI_LCORE_FIELD(arms_held),
 	NAPI_LCORE_FIELD(window_grows),
@@ -60,6 +61,11 @@ static const struct napi_tel_field napi_tel_lcore[] = {
 	NAPI_LCORE_FIELD(probes),
 	NAPI_LCORE_FIELD(probe_hits),
 	NAPI_LCORE_FIELD(work_holds),
+	NAPI_LCORE_FIELD(paced),
+	NAPI_LCORE_FIELD(pace_tests),
+	NAPI_LCORE_FIELD(pace_slowed),
+	NAPI_LCORE_FIELD(pace_voids),
+	NAPI_LCORE_FIELD(pace_switches),
 };
 
 #define NAPI_QUEUE_FIELD(f) { #f, offsetof(struct napi_queue_stats, f) }
@@ -85,6 +91,11 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(probes),
 	NAPI_QUEUE_FIELD(probe_hits),
 	NAPI_QUEUE_FIELD(work_holds),
+	NAPI_QUEUE_FIELD(paced),
+	NAPI_QUEUE_FIELD(pace_tests),
+	NAPI_QUEUE_FIELD(pace_slowed),
+	NAPI_QUEUE_FIELD(pace_voids),
+	NAPI_QUEUE_FIELD(pace_switches),
 	NAPI_QUEUE_FIELD(armed_cycles),
 	NAPI_QUEUE_FIELD(busy_cycles),
 	NAPI_QUEUE_FIELD(tx_reclaimed),

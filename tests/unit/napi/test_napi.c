@@ -857,6 +857,8 @@ test_wakeup_timing_hist(struct napi_ctx *ctx)
  * window's allowance for it neither helps nor hides a case.
  */
 #define WAKE_US 10
+/* The length of a pace test's half (lib/napi's NAPI_PACE_HALF_US). */
+#define PACE_HALF_US 500
 /* The default cap, in the fake's cycles. */
 #define CAP NAPI_DEFER_US_DEFAULT
 
@@ -1248,6 +1250,123 @@ test_hybrid_app_work(struct napi_ctx *ctx)
 	return 0;
 }
 
+/*
+ * A closed loop for `us` us: `n` frames in flight, handed back by the peer
+ * `turn` us after the forwarder's poll took the last of them. Rounds every
+ * ROUND_US while the context is awake; an armed queue is woken `wake` us
+ * after the frames land. Returns the frames the forwarder took.
+ */
+static uint64_t
+closed_loop(struct napi_ctx *ctx, uint64_t us, uint32_t n, uint64_t turn, uint64_t wake)
+{
+	uint64_t end = fp.clock + us, due = fp.clock, p0 = qstats(ctx, 0).packets;
+	bool out = true;   /* the frames are at the peer */
+
+	while (fp.clock < end) {
+		if (out && fp.clock >= due) {
+			fake_arrive(&fp, 0, n);
+			out = false;
+		}
+		if (fp.q[0].armed && out) {
+			fp.clock = due;          /* asleep until they land */
+			continue;
+		}
+		if (fp.q[0].armed) {
+			fp.sleep_cycles = wake;
+			napi_poll_once(ctx);     /* woken `wake` us after they landed */
+			fp.sleep_cycles = 0;
+			continue;
+		}
+		fp.clock += ROUND_US;
+		napi_poll_once(ctx);
+		if (!out && fp.q[0].waiting == 0) {
+			out = true;
+			due = fp.clock + turn;
+		}
+	}
+	return qstats(ctx, 0).packets - p0;
+}
+
+/*
+ * A closed loop (32 frames in flight, turned around in 6 us) stays
+ * responsive: every pace test sees the rate fall in the half that arms at
+ * once, the window stays at the cap, the queue arms only in those halves,
+ * and the loop runs within 1 % of a forwarder that never arms (a cycle of
+ * 7 us: the turn and the round that takes the frames).
+ */
+static int
+test_hybrid_closed_loop_responsive(struct napi_ctx *ctx)
+{
+	struct napi_queue_stats s;
+	uint64_t got = closed_loop(ctx, 400000, 32, 6, WAKE_US);
+
+	s = qstats(ctx, 0);
+	EXPECT_EQ(s.paced, 0);
+	EXPECT(s.pace_tests >= 6);
+	EXPECT_EQ(s.pace_slowed, s.pace_tests);
+	EXPECT_EQ(s.pace_voids, 0);
+	EXPECT_EQ(s.pace_switches, 0);
+	EXPECT_EQ(s.window_ns, CAP * 1000);
+	/* a half at the paced cap (0) arms after each cycle: at most one
+	 * arm per 7 us of it */
+	EXPECT(s.arms_held <= s.pace_tests * (PACE_HALF_US / 7 + 2));
+	EXPECT(got * 100 >= 400000 / 7 * 32 * 99);
+	return 0;
+}
+
+/*
+ * An open stream (bursts of 8 every 16 us, a sender that keeps its pace):
+ * the pace tests see the same rate in both halves; after two the entry is
+ * paced, its window drops to the paced cap (0 at the default), and from
+ * then on every gap arms (but in the polled halves of later tests). Every
+ * packet is taken.
+ */
+static int
+test_hybrid_open_stream_paced(struct napi_ctx *ctx)
+{
+	struct napi_queue_stats s;
+
+	arrive_every(ctx, 25000, 16, 8, WAKE_US);
+	settle(ctx, 1000);
+	s = qstats(ctx, 0);
+	EXPECT_EQ(s.packets, 25000 * 8);
+	EXPECT_EQ(s.paced, 1);
+	EXPECT_EQ(s.pace_switches, 1);
+	EXPECT(s.pace_tests >= 6);
+	EXPECT_EQ(s.pace_slowed, 0);
+	EXPECT_EQ(s.window_ns, 0);
+	EXPECT_EQ(lstats(ctx).paced_ns, 0);
+	/* paced after the second test (about 102 ms in): about 18,600 gaps
+	 * later, less those of the polled halves */
+	EXPECT(s.wakeups >= 18000);
+	EXPECT_EQ(s.races, 0);
+	return 0;
+}
+
+/*
+ * The traffic changes: an open stream makes the entry paced, a closed loop
+ * after it makes it responsive again at its first pace test (one lower
+ * rate is enough), and from then on the loop runs as one that never arms.
+ */
+static int
+test_hybrid_pace_follows_traffic(struct napi_ctx *ctx)
+{
+	struct napi_queue_stats s;
+	uint64_t got;
+
+	arrive_every(ctx, 20000, 16, 8, WAKE_US);
+	EXPECT_EQ(qstats(ctx, 0).paced, 1);
+	closed_loop(ctx, 100000, 32, 6, WAKE_US);
+	s = qstats(ctx, 0);
+	EXPECT_EQ(s.paced, 0);
+	EXPECT_EQ(s.pace_switches, 2);
+	EXPECT_EQ(s.window_ns, CAP * 1000);
+	got = closed_loop(ctx, 200000, 32, 6, WAKE_US);
+	EXPECT(got * 100 >= 200000 / 7 * 32 * 99);
+	EXPECT_EQ(qstats(ctx, 0).pace_switches, 2);
+	return 0;
+}
+
 /* defer_us 0: hybrid arms at the first empty round and never learns. */
 static int
 test_hybrid_cap_zero(struct napi_ctx *ctx)
@@ -1267,6 +1386,7 @@ test_hybrid_cap_zero(struct napi_ctx *ctx)
 	EXPECT_EQ(s.races, 1);
 	EXPECT_EQ(s.window_ns, 0);
 	EXPECT_EQ(s.window_grows + s.window_shrinks + s.probes + s.work_holds, 0);
+	EXPECT_EQ(s.pace_tests + s.pace_voids + s.pace_switches + s.paced, 0);
 	EXPECT_EQ(s.windows_caught + s.windows_expired, 0);
 	EXPECT_EQ(s.wakeups + 1, s.arms_held);   /* the last arm still holds */
 	EXPECT(fp.q[0].armed);
@@ -1370,6 +1490,12 @@ static const struct unit_case tests[] = {
 		    test_hybrid_grows),
 	HYBRID_CASE("a probe finds a stream behind slow wakeups",
 		    test_hybrid_probe_finds_stream),
+	HYBRID_CASE("a closed loop stays responsive, at poll mode's rate",
+		    test_hybrid_closed_loop_responsive),
+	HYBRID_CASE("an open stream is paced: it arms at every gap",
+		    test_hybrid_open_stream_paced),
+	HYBRID_CASE("open, then closed: paced, then responsive",
+		    test_hybrid_pace_follows_traffic),
 	HYBRID_CASE("napi_work holds arming off for the cap",
 		    test_hybrid_app_work),
 	CTX_CASE("hybrid: defer_us 0 arms at the first empty round",
