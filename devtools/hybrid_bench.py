@@ -52,8 +52,8 @@ Every process: --no-pci, its own --file-prefix, --no-huge -m 512, a deadline, en
 (vnapitools.harness; the run environment is napi_experiments.Env's). Run it alone, under the
 machine lock.
 
-The trade-off curve of hybrid's one setting (--curve): vnapi-fwd hybrid at --defer-us 0, 5, 50
-and 200 as contenders hybrid-dN beside poll, interrupt, hybrid (the default) and l3fwd-power
+The trade-off curve of hybrid's one setting (--curve): vnapi-fwd hybrid at --defer-us 0, 5, 30,
+50 and 200 as contenders hybrid-dN beside poll, interrupt, hybrid (the default) and l3fwd-power
 --pmd-mgmt pause, 5 pairs, the open-loop loads, sparse and idle; published as section
 hybrid-curve. --defer-us LIST adds such contenders to any run.
 
@@ -92,7 +92,7 @@ SECTION = 'hybrid-bench'
 CURVE_SECTION = 'hybrid-curve'
 # --curve: hybrid at several --defer-us against poll, interrupt and pmd-mgmt pause, the loads
 # where the setting moves CPU and latency.
-CURVE_ARGS = ['--pairs', '5', '--defer-us', '0,5,50,200', '--contenders',
+CURVE_ARGS = ['--pairs', '5', '--defer-us', '0,5,30,50,200', '--contenders',
               'poll,interrupt,hybrid,l3fwd-pause', '--scenarios',
               'open-1,open-10,open-50,open-100,sparse,idle']
 
