@@ -1120,11 +1120,10 @@ def paired_publish(result, doc=None):
     t1, t2, _ = paired_tables(plan, result['pairs'], mode)
     smoke = npairs < P_PAIRS
     if result.get('seed') is not None:
-        order = ('each first in half of the pairs, in an order drawn at random (seed %d, '
-                 '`--seed` repeats it): the two vCPUs switch between fast and slow host states '
-                 'within seconds, so only runs adjacent in time are compared, and a random '
-                 'order keeps a state that comes and goes with the run\'s position off one '
-                 'contender' % result['seed'])
+        order = ('%s: the two vCPUs switch between fast and slow host states within seconds, '
+                 'so only runs adjacent in time are compared, and a random order keeps a state '
+                 'that comes and goes with the run\'s position off one contender'
+                 % runs.order_note(result['seed']))
     else:
         order = ('the order alternating pair by pair (A B, B A, ...): the two vCPUs switch '
                  'between fast and slow host states within seconds, so only runs adjacent in '

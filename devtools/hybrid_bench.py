@@ -82,7 +82,7 @@ from vnapitools import harness as h
 from vnapitools import peer as vp
 from vnapitools import perfdoc
 from vnapitools.harness import telemetry
-from vnapitools.runs import fmt, med, median_ci, new_seed, pair_orders, pair_ratios
+from vnapitools.runs import fmt, med, median_ci, new_seed, order_note, pair_orders, pair_ratios
 
 import napi_experiments as nx   # the forwarder run environment, CPU and lib/napi snapshots
 from latency_bench import cpu_lock
@@ -418,9 +418,8 @@ def goals(runs, scenarios):
 def body(args, env, runs, contenders, scenarios, rate, unsupported):
     L = ['- Pairs: %d. %s. Per phase %.1f s (sparse %.1f s, idle %.1f s, measured from %.1f s '
          'after its start), 64 B frames; open loop in bursts of %d; poll mode\'s rate %.0f pps '
-         '(%s).' % (args.pairs, 'Each pair runs every contender once, in an order drawn at '
-                    'random (seed %d, `--seed` repeats it) in which every contender holds every '
-                    'slot about equally often' % args.seed, args.secs, args.sparse_secs,
+         '(%s).' % (args.pairs, 'Each pair runs every contender once, ' +
+                    order_note(args.seed), args.secs, args.sparse_secs,
                     args.idle_secs, args.idle_skip_s, OPEN_BURST, rate,
                     'given' if args.rate else 'calibrated: vnapi-fwd poll, open loop at max'),
          '- Not run on this machine: ' + ('; '.join('%s (%s)' % (CONTENDERS[c][0], why)

@@ -66,7 +66,7 @@ import time
 from vnapitools import l3fwd as l3t
 from vnapitools import napi_fwd as nft
 from vnapitools import perfdoc
-from vnapitools.runs import build_env, fmt, med, new_seed, pair_orders, quiet
+from vnapitools.runs import build_env, fmt, med, new_seed, order_note, pair_orders, quiet
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -170,7 +170,7 @@ def fisher_two_sided(a, n1, b, n2):
                         if p(x) <= p0 * (1 + 1e-9)))
 
 
-def hybrid_table(results, pairs, packets):
+def hybrid_table(results, pairs, packets, seed):
     modes = ('interrupt', 'hybrid')
     agg = {}
     for m in modes:
@@ -203,8 +203,8 @@ def hybrid_table(results, pairs, packets):
     all_steal = [r['steal_s'] for m in modes for r in results[m] if r.get('steal_s') is not None]
     steal_split = med(all_steal)
     i, h = agg['interrupt'], agg['hybrid']
-    lines = ['- Pairs: %d (interrupt and hybrid back to back, each first in half of the '
-             'pairs, in a seeded random order), %d packets per run.' % (pairs, packets), '']
+    lines = ['- Pairs: %d (interrupt and hybrid back to back, %s), %d packets per run.'
+             % (pairs, order_note(seed), packets), '']
     lines.append('| vnapi-fwd --mode | runs | p50 µs | p99 µs | max µs | runs with a packet '
                  '> 5 ms | packets > 5 ms (explained by a stall) | host steal s per run, '
                  'median / mean (CPU 1 mean) | stall on CPU 1 ms, mean per run | CPU % '
@@ -310,21 +310,22 @@ def hybrid_from_json(path):
     run's provenance (its 'measurement' line; None in a file without one)."""
     results = {'interrupt': [], 'hybrid': []}
     rows = []
-    meta = None
+    meta = seed = None
     with open(path) as f:
         for line in f:
             r = json.loads(line)
             if r.get('mode') in results:
                 rows.append(r)
             meta = r.get('measurement', meta)
+            seed = r.get('seed', seed)
     for r in sorted(rows, key=lambda r: r['pair']):
         results[r['mode']].append(r['figures'])
-    return results, max([r['pair'] for r in rows] or [0]), meta
+    return results, max([r['pair'] for r in rows] or [0]), meta, seed
 
 
 def hybrid_ab(a, cmd, meta):
     if a.from_json:
-        results, pairs, meta = hybrid_from_json(a.from_json)
+        results, pairs, meta, a.seed = hybrid_from_json(a.from_json)
         if meta is None:
             log('%s records no measurement (tree, date, machine): the section is printed, '
                 'not published' % a.from_json)
@@ -360,17 +361,17 @@ def hybrid_ab(a, cmd, meta):
 
 
 def hybrid_write(a, results, pairs, meta):
-    body, verdict = hybrid_table(results, pairs, a.hybrid_packets)
+    body, verdict = hybrid_table(results, pairs, a.hybrid_packets, a.seed)
     perfdoc.report(meta, body, data={'runs': results}, dry=a.no_write, log=log)
     log('verdict: goal %s' % verdict)
     return 0
 
 
-def table(results, rounds):
-    lines = ['- Rounds: %d, each running every row once, in an order drawn at random per '
-             'round (a rotation of the list, or a reversed one). Figures: median over rounds '
-             'of each round\'s figure; max: the worst over '
-             'all rounds; lost and failed: totals.' % rounds, '']
+def table(results, rounds, seed):
+    lines = ['- Rounds: %d, each running every row once, %s (each round a rotation of the '
+             'list, or a reversed one). Figures: median over rounds of each round\'s figure; '
+             'max: the worst over all rounds; lost and failed: totals.'
+             % (rounds, order_note(seed)), '']
     lines.append('| receiver | front end | traffic | p50 µs | p99 µs | max µs | net p99 / max µs '
                  '| packets/wakeup | wakeups | CPU % | lost | failed runs |')
     lines.append('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
@@ -471,7 +472,7 @@ def main():
             if a.json:
                 with open(a.json, 'a') as f:
                     f.write(json.dumps({'round': rnd + 1, 'row': row, 'figures': r}) + '\n')
-    body = table(results, a.rounds)
+    body = table(results, a.rounds, a.seed)
     perfdoc.report(meta, body, data={'runs': [
         {'row': list(row), 'figures': results[row]} for row in RUNS]}, dry=a.no_write, log=log)
     return 0

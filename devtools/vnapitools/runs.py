@@ -93,6 +93,14 @@ def new_seed():
     return int.from_bytes(os.urandom(4), 'little')
 
 
+def order_note(seed):
+    """How pair_orders() ordered a run's pairs, as a published table says it."""
+    if seed is None:
+        return 'in an order the run did not record'
+    return ('in an order drawn at random (seed %d, `--seed` repeats it) in which every '
+            'contender holds every slot about equally often' % seed)
+
+
 def pair_orders(n_pairs, contenders, seed, key=''):
     """The order of the contenders' runs in each of @n_pairs pairs (lists of @contenders).
     Every pair runs each contender once, in one of the list's rotations (with more than two
