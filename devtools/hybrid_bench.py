@@ -40,8 +40,11 @@ and the cost a sleeping forwarder adds to the back end shows as kicks), wakeups/
 lib/napi's counters over /napi/stats; l3fwd-power --interrupt-only: its "waked up from rx
 interrupt" lines; pmd-mgmt: none), notifications asked/s (vnapi-fwd: lib/napi's arms
 that held, what its STATS lines call notify_req_s), kicks/s (the notifications net_vhost sent
-the front end, the peer's kicks), round trip p50/p99 (the peer's), frames lost. After each
-run net_vnapi's rx_q0_intr_unnotified_work (the driver's lost-wakeup detector) must be 0.
+the front end, the peer's kicks), round trip p50/p99 (the peer's; --json also keeps the max),
+frames lost. --json keeps per run vnapi-fwd's FINAL line too: its dropped count says whether
+frames the peer lost were given up by napi_tx (the back end's ring full) or went elsewhere.
+After each run net_vnapi's rx_q0_intr_unnotified_work (the driver's lost-wakeup detector) must
+be 0.
 
 Pairs: pair k runs every contender once, in a seeded random order in which every contender
 holds every slot about equally often (vnapitools.runs.pair_orders; --seed repeats one); per
@@ -203,6 +206,7 @@ def phase_figs(kind, a, b, pid, peer_res, fwd, wake_lines):
          'kicks_s': peer_res['kicks'] / secs if peer_res.get('kicks') is not None and secs
          else None,
          'p50': peer_res.get('p50_us'), 'p99': peer_res.get('p99_us'),
+         'max': peer_res.get('max_us'),
          'other_on_fwd_cpu': w.get('other_on_fwd_cpu_pct'), 'window_s': w['window_s']}
     if kind == 'fwd':
         f['wakeups_s'] = w.get('wakeups_per_s')
@@ -260,6 +264,8 @@ def run_contender(env, args, con, rate, scenarios, tag):
         xs = telemetry(fp, '/ethdev/xstats,0').get('/ethdev/xstats') or {}
         res['unnotified_work'] = xs.get(LOST_XSTAT)
         res['fwd_rc'] = fwd.stop()
+        if kind == 'fwd':   # where frames the peer counts lost went: napi_tx's drops
+            res['fwd_final'] = nx.fwd_final(fwd)
         res['peer_rc'] = peer.stop()
         if res['unnotified_work'] != 0:
             res['error'] = '%s = %r: a lost wakeup' % (LOST_XSTAT, res['unnotified_work'])

@@ -325,6 +325,13 @@ class Env:
         return argv
 
 
+def fwd_final(fwd):
+    """vnapi-fwd's FINAL line (rx, tx, dropped: what napi_tx gave up on) as a dict, or None
+    when it printed none."""
+    fin = fwd.find_all(r'^FINAL (.*)')
+    return h.parse_kv(fin[-1][1].group(1)) if fin else None
+
+
 def stop_all(procs):
     """End every process of a run, last started first; never leave one behind."""
     for p in reversed(procs):
@@ -384,8 +391,7 @@ def stream_run(env, mode, size, phases, tag):
         res['fwd_alive_at_end'] = fwd.alive()
         res['fwd_rc'] = fwd.stop()
         if kind == 'fwd':
-            fin = fwd.find_all(r'^FINAL (.*)')
-            res['fwd_final'] = h.parse_kv(fin[-1][1].group(1)) if fin else None
+            res['fwd_final'] = fwd_final(fwd)
             # The forwarder's own drops (napi_tx gave up: the peer's rx ring was full) from a
             # phase's begin to the next one's (the last: to vnapi-fwd's FINAL line), so that
             # packets of a phase forwarded late are counted: what of the peer's "lost" the
@@ -446,8 +452,7 @@ def rr_run(env, config, mode, secs, tag):
         m = peer.wait_for(vp.RESULT_RE, 60, what='peer RESULT')
         res['peer_result'] = m.group(1) + ' ' + m.group(2)
         res['fwd_rc'] = fwd.stop()
-        fin = fwd.find_all(r'^FINAL (.*)')
-        res['fwd_final'] = h.parse_kv(fin[-1][1].group(1)) if fin else None
+        res['fwd_final'] = fwd_final(fwd)
         res['peer_rc'] = peer.stop()
     except h.HarnessError as e:
         res['error'] = str(e).split('\n')[0]
