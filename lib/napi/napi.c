@@ -245,6 +245,7 @@ struct napi_ctx *
 napi_ctx_create(const struct napi_ctx_conf *conf)
 {
 	struct napi_ctx *ctx;
+	uint32_t paced_us; /* a paced entry's cap: defer_us less a wakeup's cost */
 	uint64_t hz;
 
 	if (conf == NULL || conf->lcore_id >= RTE_MAX_LCORE ||
@@ -267,10 +268,10 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->conf.tsc_hz = hz;
 	ctx->ops = conf->ops != NULL ? conf->ops : &napi_ops_ethdev;
 	ctx->arg = conf->ops_arg;
+	paced_us = conf->defer_us > NAPI_WAKE_COST_US ? conf->defer_us - NAPI_WAKE_COST_US : 0;
 	ctx->defer_cycles = (uint64_t)conf->defer_us * hz / 1000000;
 	ctx->wake_cost_cycles = (uint64_t)NAPI_WAKE_COST_US * hz / 1000000;
-	ctx->paced_cycles = ctx->defer_cycles > ctx->wake_cost_cycles ?
-		ctx->defer_cycles - ctx->wake_cost_cycles : 0;
+	ctx->paced_cycles = (uint64_t)paced_us * hz / 1000000;
 	ctx->pace_half_cycles = (uint64_t)NAPI_PACE_HALF_US * hz / 1000000;
 	ctx->pace_quarter_cycles = (uint64_t)NAPI_PACE_PERIOD_US / 4 * hz / 1000000;
 	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
@@ -278,8 +279,7 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->st.tsc_hz = hz;
 	ctx->st.defer_ns = (uint64_t)conf->defer_us * 1000;
 	ctx->st.wake_cost_ns = (uint64_t)NAPI_WAKE_COST_US * 1000;
-	ctx->st.paced_ns = conf->defer_us > NAPI_WAKE_COST_US ?
-		(uint64_t)(conf->defer_us - NAPI_WAKE_COST_US) * 1000 : 0;
+	ctx->st.paced_ns = (uint64_t)paced_us * 1000;
 	ctx->wake_fd = -1;
 	if (ctx->ops->fd_register != NULL) {
 		ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
