@@ -68,7 +68,10 @@ whose digest covers another scope, git's files of its tree, when its tree had no
 change in the scope): the house test `performance_page` then fails, naming the last datapath
 commit of the scope, until the section is measured again or its result dropped
 (`--drop-stale`, the section then says "not measured"). The test also fails when the page
-differs from what regenerate() makes of the stored results (a hand edit between the markers).
+differs from what regenerate() makes of the stored results (a hand edit between the markers),
+and when a section of scope `pmd` names a script that starts vnapi-fwd, itself or through a
+devtools module it imports at any depth (scope_problems(): the script reads the binary from
+$VNAPI_FWD or joins its path to the build directory).
 
 Command line (devtools/ on PYTHONPATH):
 
@@ -132,9 +135,9 @@ _SCOPES = {'pmd': PMD_DATAPATH, 'all': DATAPATH}
 
 Section = collections.namedtuple('Section', 'id scope title command')
 
-# The page's sections, in page order: id | scope (pmd, all: see the module doc) | heading |
-# the command that measures it (as the "not measured" line shows it; its first word after the
-# lock names the script).
+# The page's sections, in page order: id | scope (pmd, all: see the module doc;
+# scope_problems() checks it) | heading | the command that measures it (as the "not measured"
+# line shows it; its first devtools/ word names the script).
 _REGISTRY = """
 bench            | pmd | testpmd throughput: net_vnapi vs net_virtio_user |
                    LOCK devtools/bench.py
@@ -532,10 +535,12 @@ def regenerate(doc=DOC, results=RESULTS):
 
 def stale(results=RESULTS, top=TOP):
     """[section id] of the stored results whose scope's files are not the tree top's."""
-    out = []
+    out, digests = [], {}
     for sid, r in load_all(results).items():
         pats = scope(sid)
-        digest = datapath_digest(top, pats)
+        if pats not in digests:
+            digests[pats] = datapath_digest(top, pats)
+        digest = digests[pats]
         if r['datapath'] == digest:
             continue
         # A digest over another scope: git has the files of the result's tree.
@@ -543,6 +548,69 @@ def stale(results=RESULTS, top=TOP):
         if r['tree'] and not dirty and tree_digest(top, r['tree'], pats) == digest:
             continue
         out.append(sid)
+    return out
+
+
+# How a devtools script starts vnapi-fwd: it reads the binary's path from the environment
+# runs.build_env() exports, or joins it to the build directory itself (runs.build_env's own
+# table of paths is a dict entry, `'VNAPI_FWD': os.path.join(...)`, and does not match).
+_STARTS_FWD_PY = re.compile(r"""env_path\(\s*'VNAPI_FWD'|environ(?:\.get\(|\[)\s*'VNAPI_FWD'"""
+                            r"""|=\s*os\.path\.join\([^)]*'app',\s*'vnapi-fwd'""")
+_STARTS_FWD_SH = re.compile(r'\$\{?VNAPI_FWD\b|app/vnapi-fwd/vnapi-fwd')
+_IMPORT_RE = re.compile(r'^\s*(?:from\s+([\w.]+)\s+import\s+([\w, ]+)|import\s+([\w.]+))', re.M)
+
+
+def _local_modules(path, text, devtools):
+    """The devtools/ and devtools/vnapitools/ files that the Python file path imports, or that
+    the shell script path names as devtools/NAME."""
+    if path.endswith('.sh'):
+        names = set(re.findall(r'devtools/([\w/]+\.(?:py|sh))', text))
+        return [os.path.join(devtools, n) for n in sorted(names)
+                if os.path.isfile(os.path.join(devtools, n))]
+    names = set()
+    for frm, what, imp in _IMPORT_RE.findall(text):
+        mods = [imp] if imp else [frm] + ['%s.%s' % (frm, w.split()[0])
+                                          for w in what.split(',') if w.strip()]
+        names.update(m.replace('.', '/') + '.py' for m in mods)
+    return [os.path.join(devtools, n) for n in sorted(names)
+            if os.path.isfile(os.path.join(devtools, n))]
+
+
+def starts_fwd(script, devtools=None):
+    """[files] by which script (a devtools path), or a devtools module it imports at any depth,
+    starts vnapi-fwd; empty when it does not."""
+    devtools = devtools or os.path.join(TOP, 'devtools')
+    seen, todo, found = set(), [os.path.join(devtools, script)], []
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        with open(f) as fh:
+            text = fh.read()
+        if (_STARTS_FWD_SH if f.endswith('.sh') else _STARTS_FWD_PY).search(text):
+            found.append(os.path.relpath(f, os.path.dirname(devtools)))
+        todo.extend(_local_modules(f, text, devtools))
+    return sorted(found)
+
+
+def script_of(section_id):
+    """The devtools script section_id's command runs (the first devtools/ word), or None."""
+    m = re.search(r'(?:^|\s)devtools/(\S+\.(?:py|sh))(?:\s|$)', section(section_id).command)
+    return m.group(1) if m else None
+
+
+def scope_problems(devtools=None):
+    """[messages]: a section of scope pmd whose script starts vnapi-fwd (its table would stay
+    current across a lib/napi or vnapi-fwd change that it measures)."""
+    out = []
+    for s in SECTIONS:
+        script = script_of(s.id)
+        if s.scope == 'pmd' and script is not None:
+            via = starts_fwd(script, devtools)
+            if via:
+                out.append('perfdoc._REGISTRY: section %s has scope pmd, but devtools/%s starts '
+                           'vnapi-fwd (%s): its scope is all' % (s.id, script, ', '.join(via)))
     return out
 
 
@@ -557,6 +625,7 @@ def problems(doc=DOC, results=RESULTS, top=TOP):
             out.append('%s: section perf:%s is not in perfdoc._REGISTRY' % (doc, sid))
         elif markers.count(sid) != 2:
             out.append('%s: perf:%s has %d markers, not one pair' % (doc, sid, markers.count(sid)))
+    out += scope_problems()
     if out:
         return out
     if generate(text, load_all(results)) != text:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 from vnapitools import perfdoc
 
@@ -282,6 +283,49 @@ class TestGit(Scratch):
         perfdoc.publish(dict(meta, uncommitted=['lib/virtq/virtq.c']), '| a |\n|---|\n', None,
                         None, self.doc, self.results)
         self.assertEqual(perfdoc.stale(self.results, self.top), ['race'])
+
+
+class ScopeTest(unittest.TestCase):
+    """A section whose script starts vnapi-fwd has scope all."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='perfdoc-scope-')
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.devtools = os.path.join(self.dir, 'devtools')
+        write(os.path.join(self.devtools, 'vnapitools', 'runs.py'),
+              "ENV = {'VNAPI_FWD': os.path.join(build, 'app', 'vnapi-fwd', 'vnapi-fwd')}\n")
+        write(os.path.join(self.devtools, 'vnapitools', 'fwd.py'),
+              "fwd_bin = h.env_path('VNAPI_FWD')\n")
+        write(os.path.join(self.devtools, 'exp.py'),
+              "self.fwd = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')\n")
+        write(os.path.join(self.devtools, 'pmd.py'), 'from vnapitools import runs\n')
+        write(os.path.join(self.devtools, 'deep.py'),
+              'from vnapitools.runs import build_env\nfrom vnapitools import fwd as f\n')
+        write(os.path.join(self.devtools, 'viaexp.py'), 'import exp as x\n')
+        write(os.path.join(self.devtools, 'run.sh'), 'exec "$VNAPI_FWD" --mode poll\n')
+        write(os.path.join(self.devtools, 'calls.sh'), 'python3 devtools/deep.py "$@"\n')
+
+    def test_starts_fwd(self):
+        sf = lambda s: perfdoc.starts_fwd(s, self.devtools)  # noqa: E731
+        # runs.build_env's table of paths starts nothing
+        self.assertEqual(sf('pmd.py'), [])
+        self.assertEqual(sf('deep.py'), ['devtools/vnapitools/fwd.py'])
+        self.assertEqual(sf('viaexp.py'), ['devtools/exp.py'])
+        self.assertEqual(sf('run.sh'), ['devtools/run.sh'])
+        self.assertEqual(sf('calls.sh'), ['devtools/vnapitools/fwd.py'])
+
+    def test_registry(self):
+        self.assertEqual(perfdoc.scope_problems(), [])
+        self.assertEqual(perfdoc.script_of('race'), 'race_report.sh')
+        self.assertEqual(perfdoc.script_of('hybrid-curve'), 'hybrid_bench.py')
+        sections = [perfdoc.Section('a', 'pmd', 'A', 'flock x devtools/pmd.py --n 1'),
+                    perfdoc.Section('b', 'pmd', 'B', 'devtools/deep.py'),
+                    perfdoc.Section('c', 'all', 'C', 'devtools/deep.py')]
+        with unittest.mock.patch.object(perfdoc, 'SECTIONS', tuple(sections)), \
+                unittest.mock.patch.object(perfdoc, '_BY_ID', {s.id: s for s in sections}):
+            self.assertEqual(perfdoc.scope_problems(self.devtools), [
+                'perfdoc._REGISTRY: section b has scope pmd, but devtools/deep.py starts '
+                'vnapi-fwd (devtools/vnapitools/fwd.py): its scope is all'])
 
 
 if __name__ == '__main__':
