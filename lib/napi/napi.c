@@ -66,8 +66,13 @@ RTE_LOG_REGISTER(napi_logtype, lib.napi, NOTICE);
 #define NAPI_PROBE_MAX 1024
 /*
  * The pace test: each half lasts NAPI_PACE_HALF_US; a test starts once the
- * entry had at least NAPI_PACE_QUARTER_PKTS packets in each of four
- * quarters of NAPI_PACE_PERIOD_US in a row (a stream, not sparse traffic);
+ * entry had at least NAPI_PACE_QUARTER_PKTS packets in each of its spacing's
+ * quarters of NAPI_PACE_PERIOD_US in a row (a stream, not sparse traffic).
+ * The spacing is NAPI_PACE_QUARTERS at first, doubles at each test that
+ * confirms a settled verdict (up to NAPI_PACE_QUARTERS_MAX), and is back at
+ * NAPI_PACE_QUARTERS when the verdict changes or the stream breaks: the
+ * armed half of a test costs a responsive entry's traffic its wakeups, so
+ * a verdict that keeps being confirmed is checked more rarely;
  * a half with fewer than NAPI_PACE_HALF_PKTS packets, or that lasted more
  * than NAPI_PACE_HALF_SLACK halves (the traffic stopped), voids the test;
  * the second half's rate counts as lower when it is below the first's by
@@ -77,6 +82,8 @@ RTE_LOG_REGISTER(napi_logtype, lib.napi, NOTICE);
  */
 #define NAPI_PACE_HALF_US 500
 #define NAPI_PACE_PERIOD_US 50000
+#define NAPI_PACE_QUARTERS 4
+#define NAPI_PACE_QUARTERS_MAX 32
 #define NAPI_PACE_QUARTER_PKTS 64
 #define NAPI_PACE_HALF_PKTS 16
 #define NAPI_PACE_HALF_SLACK 4
@@ -111,6 +118,7 @@ struct napi_entry {
 	bool pace_a_first;     /* hybrid: the current test polls at the cap in its first half */
 	uint8_t pace_half;     /* hybrid: 0 no test, 1 or 2 the half of the test running */
 	uint8_t pace_quarters; /* hybrid: quarters in a row with a stream */
+	uint8_t pace_spacing;  /* hybrid: ... that start the next test */
 	uint8_t pace_score;    /* hybrid: tests to go without a lower rate before paced */
 	uint32_t probe_in;     /* hybrid, W = 0: wakeups until the next probe */
 	uint32_t probe_gap;    /* ... the backoff: NAPI_PROBE_FIRST .. NAPI_PROBE_MAX */
@@ -388,6 +396,7 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 	e->probe_gap = NAPI_PROBE_FIRST;
 	e->probe_in = NAPI_PROBE_FIRST;
 	e->pace_score = NAPI_PACE_VOTES;
+	e->pace_spacing = NAPI_PACE_QUARTERS;
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
@@ -681,6 +690,7 @@ static void
 napi_pace_vote(struct napi_ctx *ctx, struct napi_entry *e)
 {
 	double na = (double)e->pace_n[0], nb = (double)e->pace_n[1], r;
+	bool settled = false;
 	uint64_t slack = NAPI_PACE_HALF_SLACK * ctx->pace_half_cycles;
 
 	if (e->pace_n[0] < NAPI_PACE_HALF_PKTS || e->pace_n[1] < NAPI_PACE_HALF_PKTS ||
@@ -693,11 +703,17 @@ napi_pace_vote(struct napi_ctx *ctx, struct napi_entry *e)
 	if (r > 1.0 + NAPI_PACE_MARGIN && (r - 1.0) * (r - 1.0) > 4.0 * (1.0 / na + 1.0 / nb)) {
 		NAPI_ADD(e->st.pace_slowed, 1);
 		e->pace_score = NAPI_PACE_VOTES;
+		settled = !e->paced;
 		if (e->paced)
 			napi_pace_set(ctx, e, false);
 	} else if (e->pace_score > 0 && --e->pace_score == 0 && !e->paced) {
 		napi_pace_set(ctx, e, true);
+	} else {
+		settled = e->paced;
 	}
+	/* A verdict confirmed: test half as often; else soon again. */
+	e->pace_spacing = settled ? (uint8_t)RTE_MIN(2 * e->pace_spacing, NAPI_PACE_QUARTERS_MAX) :
+		NAPI_PACE_QUARTERS;
 }
 
 /*
@@ -717,13 +733,15 @@ napi_pace(struct napi_ctx *ctx, struct napi_entry *e, unsigned int got, uint64_t
 			return;   /* nothing to choose between */
 		if (now - e->pace_mark >= ctx->pace_quarter_cycles) {
 			if (e->pace_pkts >= NAPI_PACE_QUARTER_PKTS &&
-			    now - e->pace_mark < 2 * ctx->pace_quarter_cycles)
+			    now - e->pace_mark < 2 * ctx->pace_quarter_cycles) {
 				e->pace_quarters++;
-			else
+			} else {
 				e->pace_quarters = 0;
+				e->pace_spacing = NAPI_PACE_QUARTERS;   /* the stream broke */
+			}
 			e->pace_mark = now;
 			e->pace_pkts = 0;
-			if (e->pace_quarters == 4) {
+			if (e->pace_quarters >= e->pace_spacing) {
 				e->pace_quarters = 0;
 				e->pace_a_first = !e->pace_a_first;
 				e->pace_half = 1;

@@ -47,7 +47,9 @@
  *   rules above; traffic that keeps its own pace (an open-loop sender) is
  *   "paced" after two tests without a lower rate: its W is capped at the
  *   paced cap, so at the default it arms at every gap, as interrupt mode
- *   does, and one test with a lower rate makes it responsive again. The
+ *   does, and one test with a lower rate makes it responsive again. Tests
+ *   are 50 ms apart at first and up to 400 ms apart while they confirm the
+ *   verdict. The
  *   analogues: Linux's napi_defer_hard_irqs and gro_flush_timeout (empty
  *   polls and a time), IRQ suspension (napi_work()), DPDK's PMD power
  *   management (consecutive empty polls).

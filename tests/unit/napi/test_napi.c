@@ -1315,17 +1315,19 @@ expect_pace(struct napi_ctx *ctx, uint64_t paced, uint64_t switches, uint64_t sl
 
 /*
  * A closed loop (32 frames in flight, turned around in 6 us) stays
- * responsive: each of the 7 pace tests of its 400 ms sees the rate fall in
- * the half that arms at once, the window stays at the cap, the queue arms
- * only in those halves (30 cycles of each), and the loop runs within 1 % of
- * a forwarder that never arms (a cycle of 7 us, the turn and the round that
- * takes the frames: 1,828,571 frames; this one takes 1,818,976).
+ * responsive: every pace test sees the rate fall in the half that arms at
+ * once, and each doubles the spacing to the next, so its 2 s hold 7 tests
+ * (at 50, 150, 350, 750, 1150, 1550 and 1950 ms: 50 ms, then 100, 200 and
+ * 400 ms apart). The window stays at the cap, the queue arms only in the
+ * tests' armed halves (30 cycles of each), and the loop runs within 0.2 %
+ * of a forwarder that never arms (a cycle of 7 us, the turn and the round
+ * that takes the frames: 9,142,857 frames; this one takes 9,133,280).
  */
 static int
 test_hybrid_closed_loop_responsive(struct napi_ctx *ctx)
 {
 	struct napi_queue_stats s;
-	uint64_t got = closed_loop(ctx, 400000, 32, 6, WAKE_US);
+	uint64_t got = closed_loop(ctx, 2000000, 32, 6, WAKE_US);
 
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.pace_tests, 7);
@@ -1334,17 +1336,40 @@ test_hybrid_closed_loop_responsive(struct napi_ctx *ctx)
 	EXPECT_EQ(s.arms_held, 7 * 30);
 	EXPECT_EQ(s.wakeups, 7 * 30);
 	EXPECT_EQ(s.races, 0);
-	EXPECT_EQ(got, 1818976);
-	EXPECT(got * 100 >= 400000 / 7 * 32 * 99);
+	EXPECT_EQ(got, 9133280);
+	EXPECT(got * 1000 >= 2000000ull / 7 * 32 * 998);
+	return 0;
+}
+
+/*
+ * The spacing starts over when the stream breaks: a closed loop of 1 s
+ * has its tests at 50, 150, 350 and 750 ms (the next would be 400 ms
+ * later); after 100 ms of quiet (the queue armed) the same loop has its
+ * next test 50 ms into it, not 400.
+ */
+static int
+test_hybrid_pace_spacing_restarts(struct napi_ctx *ctx)
+{
+	closed_loop(ctx, 1000000, 32, 6, WAKE_US);
+	EXPECT_EQ(qstats(ctx, 0).pace_tests, 4);
+	closed_loop(ctx, 100000, 32, 6, WAKE_US);
+	EXPECT_EQ(qstats(ctx, 0).pace_tests, 4);    /* spaced 400 ms: none */
+	settle(ctx, 1000);
+	EXPECT(fp.q[0].armed);
+	fp.clock += 100000;
+	closed_loop(ctx, 70000, 32, 6, WAKE_US);
+	EXPECT_EQ(qstats(ctx, 0).pace_tests, 5);
+	EXPECT_EQ(expect_pace(ctx, 0, 0, 5), 0);
 	return 0;
 }
 
 /*
  * An open stream (bursts of 8 every 16 us, a sender that keeps its pace):
- * the pace tests see the same rate in both halves; after two the entry is
- * paced, its window drops to the paced cap (0 at the default), and from
- * then on every gap arms (but in the polled halves of later tests). Every
- * packet is taken.
+ * the pace tests see the same rate in both halves; after two (at 50 and
+ * 100 ms) the entry is paced, its window drops to the paced cap (0 at the
+ * default), and from then on every gap arms (but in the polled halves of
+ * the two later tests, at 150 and 250 ms, the spacing doubling as they
+ * confirm it). Every packet is taken.
  */
 static int
 test_hybrid_open_stream_paced(struct napi_ctx *ctx)
@@ -1354,22 +1379,24 @@ test_hybrid_open_stream_paced(struct napi_ctx *ctx)
 	EXPECT_EQ(open_stream(ctx, 25000, 16, 8), 25000 * 8);
 	EXPECT_EQ(expect_pace(ctx, 1, 1, 0), 0);
 	s = qstats(ctx, 0);
-	EXPECT_EQ(s.pace_tests, 7);
+	EXPECT_EQ(s.pace_tests, 4);
 	EXPECT_EQ(s.window_ns, 0);
 	EXPECT_EQ(lstats(ctx).paced_ns, 0);
-	/* paced after the second test (about 102 ms in): the 18,590 gaps of
-	 * the 298 ms after it less those of the polled halves, and the arm
-	 * at the end that no packet follows */
-	EXPECT_EQ(s.wakeups, 18590);
-	EXPECT_EQ(s.arms_held, 18591);
+	/* paced after the second test (about 102 ms in): the 18,683 gaps of
+	 * the 298 ms after it less those of the two polled halves, and the
+	 * arm at the end that no packet follows */
+	EXPECT_EQ(s.wakeups, 18683);
+	EXPECT_EQ(s.arms_held, 18684);
 	EXPECT_EQ(s.races, 0);
 	return 0;
 }
 
 /*
- * The traffic changes: an open stream makes the entry paced, a closed loop
- * after it makes it responsive again at its first pace test (one lower
- * rate is enough), and from then on the loop runs as one that never arms.
+ * The traffic changes: an open stream makes the entry paced (tests at 50,
+ * 100, 150 and 250 ms of its 320), a closed loop right after it (no break
+ * in the stream) makes it responsive again at its first pace test, at 450
+ * ms (one lower rate is enough), the spacing back at 50 ms; from then on
+ * the loop runs as one that never arms but for the tests' armed halves.
  */
 static int
 test_hybrid_pace_follows_traffic(struct napi_ctx *ctx)
@@ -1379,22 +1406,24 @@ test_hybrid_pace_follows_traffic(struct napi_ctx *ctx)
 
 	arrive_every(ctx, 20000, 16, 8, WAKE_US);
 	EXPECT_EQ(qstats(ctx, 0).paced, 1);
-	closed_loop(ctx, 100000, 32, 6, WAKE_US);
+	EXPECT_EQ(qstats(ctx, 0).pace_tests, 4);
+	closed_loop(ctx, 200000, 32, 6, WAKE_US);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.paced, 0);
 	EXPECT_EQ(s.pace_switches, 2);
-	EXPECT_EQ(s.pace_tests, 8);
-	EXPECT_EQ(s.pace_slowed, 2);  /* both tests of the loop's 100 ms */
+	EXPECT_EQ(s.pace_tests, 6);
+	EXPECT_EQ(s.pace_slowed, 2);  /* at 450 and 500 ms */
+	EXPECT_EQ(s.wakeups, 21591);
 	EXPECT_EQ(s.window_ns, CAP * 1000);
 	got = closed_loop(ctx, 200000, 32, 6, WAKE_US);
-	/* 914,285 frames for a loop that never arms */
-	EXPECT_EQ(got, 908800);
-	EXPECT(got * 100 >= 200000 / 7 * 32 * 99);
+	/* one test, at 600 ms; 914,285 frames for a loop that never arms */
+	EXPECT_EQ(got, 912928);
+	EXPECT(got * 1000 >= 200000 / 7 * 32 * 998);
 	s = qstats(ctx, 0);
 	EXPECT_EQ(s.pace_switches, 2);
-	EXPECT_EQ(s.pace_tests, 12);
-	EXPECT_EQ(s.pace_slowed, 6);
-	EXPECT_EQ(s.wakeups, 15880);
+	EXPECT_EQ(s.pace_tests, 7);
+	EXPECT_EQ(s.pace_slowed, 3);
+	EXPECT_EQ(s.wakeups, 21591 + 30);  /* the paced stream's, and one armed half */
 	EXPECT_EQ(s.races, 0);
 	return 0;
 }
@@ -1524,6 +1553,8 @@ static const struct unit_case tests[] = {
 		    test_hybrid_probe_finds_stream),
 	HYBRID_CASE("a closed loop stays responsive, at poll mode's rate",
 		    test_hybrid_closed_loop_responsive),
+	HYBRID_CASE("the pace tests space out, and start over after a break",
+		    test_hybrid_pace_spacing_restarts),
 	HYBRID_CASE("an open stream is paced: it arms at every gap",
 		    test_hybrid_open_stream_paced),
 	HYBRID_CASE("open, then closed: paced, then responsive",
