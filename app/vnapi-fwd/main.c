@@ -9,8 +9,8 @@
  * Usage: vnapi-fwd [EAL options] -- [--config '(port,queue,lcore)[,...]']
  *        [--fwd io|macswap] [--mode poll|interrupt|hybrid] [--budget N]
  *        [--defer-us N] [--no-disable-on-race] [--stats N]
- *        [--sleep-timeout-ms N] [--tx-retries N] [--nb-rxd N] [--nb-txd N]
- *        [--duration S]
+ *        [--sleep-timeout-ms N] [--tx-retries N] [--tx-hold-ms N]
+ *        [--nb-rxd N] [--nb-txd N] [--duration S]
  *
  * Forwarding: with one port, packets go back out of it; with more, ports
  * are paired in ascending order (first with second, third with fourth; an
@@ -25,6 +25,10 @@
  * Ends on SIGINT, SIGTERM or after --duration, prints final counters and a
  * last line "FINAL rx=N tx=N dropped=N" (rx = tx + dropped; these count the
  * whole run, the QUEUE/HIST/LCORE_TOTAL lines only since the last restart).
+ * A tx queue that stays full holds the frames it refused and stops the rx
+ * queue behind them (napi_tx): the sender is refused rather than frames
+ * lost; dropped counts what napi_tx gave back or dropped after
+ * --tx-hold-ms.
  *
  * Control (DPDK telemetry, e.g. dpdk-telemetry.py -f <file-prefix>):
  *   /vnapi_fwd/port_restart[,MTU]  stop every lcore's napi context, stop every
@@ -100,6 +104,7 @@ struct fwd_lcore {
 	uint64_t rx;
 	uint64_t tx;
 	uint64_t dropped;
+	uint64_t hold_drops;         /* tx_hold_drops of the contexts freed */
 	int ret;
 };
 
@@ -207,11 +212,15 @@ usage(const char *prog)
 		"  --stats N               print per-queue figures every N seconds (default 0: off)\n"
 		"  --sleep-timeout-ms N    housekeeping timeout of a sleeping lcore (default 0: none)\n"
 		"  --tx-retries N          tx back-pressure retries with reclaim (default %u)\n"
+		"  --tx-hold-ms N          hold what a full tx queue refused, its rx queue unpolled,\n"
+		"                          at most N ms, then drop it (0: drop at once; default %u;\n"
+		"                          at most %u)\n"
 		"  --nb-rxd N, --nb-txd N  ring sizes (default %u, %u)\n"
 		"  --duration S            stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
 		"Telemetry: /vnapi_fwd/port_restart[,MTU], /vnapi_fwd/mtu,MTU restart every port\n",
 		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_DEFER_US_DEFAULT,
-		NAPI_DEFER_US_MAX, NAPI_TX_RETRIES_DEFAULT, FWD_NB_RXD, FWD_NB_TXD);
+		NAPI_DEFER_US_MAX, NAPI_TX_RETRIES_DEFAULT, NAPI_TX_HOLD_MS_DEFAULT,
+		NAPI_TX_HOLD_MS_MAX, FWD_NB_RXD, FWD_NB_TXD);
 }
 
 static int
@@ -262,8 +271,8 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 {
 	enum {
 		OPT_CONFIG = 256, OPT_FWD, OPT_MODE, OPT_BUDGET, OPT_DEFER_US,
-		OPT_NO_DOR, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_NB_RXD, OPT_NB_TXD,
-		OPT_DURATION, OPT_HELP,
+		OPT_NO_DOR, OPT_STATS, OPT_SLEEP_TMO, OPT_TX_RETRIES, OPT_TX_HOLD, OPT_NB_RXD,
+		OPT_NB_TXD, OPT_DURATION, OPT_HELP,
 	};
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -275,6 +284,7 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 		{ "stats", required_argument, NULL, OPT_STATS },
 		{ "sleep-timeout-ms", required_argument, NULL, OPT_SLEEP_TMO },
 		{ "tx-retries", required_argument, NULL, OPT_TX_RETRIES },
+		{ "tx-hold-ms", required_argument, NULL, OPT_TX_HOLD },
 		{ "nb-rxd", required_argument, NULL, OPT_NB_RXD },
 		{ "nb-txd", required_argument, NULL, OPT_NB_TXD },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -319,6 +329,9 @@ parse_args(int argc, char **argv, struct fwd_opts *o)
 			break;
 		case OPT_TX_RETRIES:
 			ret = parse_u32(optarg, 0, 1000000, &o->ctx.tx_retries);
+			break;
+		case OPT_TX_HOLD:
+			ret = parse_u32(optarg, 0, NAPI_TX_HOLD_MS_MAX, &o->ctx.tx_hold_ms);
 			break;
 		case OPT_NB_RXD:
 			ret = parse_u32(optarg, 1, 32768, &v);
@@ -572,6 +585,11 @@ fwd_ctx_free_all(void)
 	unsigned int i;
 
 	for (i = 0; i < fwd_nb_lcores; i++) {
+		struct napi_lcore_stats ls;
+
+		if (fwd_lcores[i].ctx != NULL &&
+		    napi_stats_get(fwd_lcores[i].ctx, &ls, NULL, 0) >= 0)
+			fwd_lcores[i].hold_drops += ls.tx_hold_drops;
 		napi_ctx_free(fwd_lcores[i].ctx);
 		fwd_lcores[i].ctx = NULL;
 	}
@@ -739,6 +757,7 @@ fwd_stats_print(double dt, double t)
 		printf("LCORE t=%.1f lcore=%u pps=%.0f wakeups_s=%.1f busy_pct=%.2f"
 		       " awake_pct=%.2f sleeps=%" PRIu64 " wakeups=%" PRIu64
 		       " spurious=%" PRIu64 " races=%" PRIu64 " tx_unsent=%" PRIu64
+		       " tx_held=%" PRIu64 " tx_hold_drops=%" PRIu64
 		       " notify_req_s=%.1f work_calls=%" PRIu64 "\n",
 		       t, fwd_lcores[i].lcore, (double)(now.ls.packets - pv->ls.packets) / dt,
 		       (double)(now.ls.wakeups - pv->ls.wakeups) / dt,
@@ -746,7 +765,8 @@ fwd_stats_print(double dt, double t)
 		       RTE_MAX(0.0, 100.0 - 100.0 * (double)(now.ls.sleep_cycles -
 							     pv->ls.sleep_cycles) / cyc),
 		       now.ls.sleeps, now.ls.wakeups, now.ls.spurious_wakeups, now.ls.races,
-		       now.ls.tx_unsent, (double)(now.ls.arms_held - pv->ls.arms_held) / dt,
+		       now.ls.tx_unsent, now.ls.tx_held, now.ls.tx_hold_drops,
+		       (double)(now.ls.arms_held - pv->ls.arms_held) / dt,
 		       now.ls.work_calls);
 		*pv = now;
 	}
@@ -969,10 +989,15 @@ fwd_final(void)
 		struct fwd_lcore *lc = &fwd_lcores[i];
 		struct napi_queue_stats qs[FWD_MAX_ENTRIES];
 		struct napi_lcore_stats ls;
+		uint64_t hold_drops = lc->hold_drops;
 		int nb;
 
-		if (lc->ctx == NULL)
+		if (lc->ctx == NULL) {
+			rx += lc->rx;
+			tx += lc->tx - hold_drops;
+			dropped += lc->dropped + hold_drops;
 			continue;
+		}
 		nb = napi_stats_get(lc->ctx, &ls, qs, FWD_MAX_ENTRIES);
 		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++)
 			printf("QUEUE lcore=%u port=%u queue=%u mode=%s polls=%" PRIu64
@@ -981,7 +1006,9 @@ fwd_final(void)
 			       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
 			       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
 			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64
-			       " arms_held=%" PRIu64 " window_us=%.2f window_grows=%" PRIu64
+			       " tx_held=%" PRIu64 " tx_hold_drops=%" PRIu64
+			       " tx_blocked_rounds=%" PRIu64 " arms_held=%" PRIu64
+			       " window_us=%.2f window_grows=%" PRIu64
 			       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
 			       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
 			       " work_holds=%" PRIu64 " paced=%" PRIu64 " pace_tests=%" PRIu64
@@ -993,7 +1020,9 @@ fwd_final(void)
 			       qs[j].spurious_wakeups, qs[j].timeout_polls,
 			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
 			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
-			       qs[j].tx_reclaimed, qs[j].arms_held, (double)qs[j].window_ns / 1e3,
+			       qs[j].tx_reclaimed, qs[j].tx_held, qs[j].tx_hold_drops,
+			       qs[j].tx_blocked_rounds, qs[j].arms_held,
+			       (double)qs[j].window_ns / 1e3,
 			       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
 			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits,
 			       qs[j].work_holds, qs[j].paced, qs[j].pace_tests, qs[j].pace_slowed,
@@ -1024,9 +1053,11 @@ fwd_final(void)
 		       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
 		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups),
 		       ls.defer_ns / 1000, ls.arms_held, ls.work_calls, ls.work_holds);
+		/* Taken by napi_tx (counted sent), then dropped held. */
+		hold_drops += ls.tx_hold_drops;
 		rx += lc->rx;
-		tx += lc->tx;
-		dropped += lc->dropped;
+		tx += lc->tx - hold_drops;
+		dropped += lc->dropped + hold_drops;
 	}
 	printf("FINAL rx=%" PRIu64 " tx=%" PRIu64 " dropped=%" PRIu64 "\n", rx, tx, dropped);
 	fflush(stdout);

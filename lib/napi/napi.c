@@ -133,6 +133,10 @@ struct napi_entry {
 	uint64_t pace_pkts;    /* packets in the quarter, or in the half */
 	uint64_t pace_n[2];    /* packets of the halves: [0] W at the cap, [1] W at the paced cap */
 	uint64_t pace_t[2];    /* ... their lengths, cycles */
+	int blocked_on;        /* rx not polled: entry holding its frames, or -1 */
+	uint16_t hold_n;       /* paired tx queue: frames held (napi_tx) */
+	uint64_t hold_since;   /* cycles: since when the hold is not empty */
+	struct rte_mbuf *hold[NAPI_TX_HOLD_MAX];
 	struct napi_queue_stats st;
 };
 
@@ -146,6 +150,8 @@ struct napi_ctx {
 	uint64_t pace_quarter_cycles; /* NAPI_PACE_PERIOD_US / 4 */
 	uint64_t wake_cost_cycles; /* NAPI_WAKE_COST_US in ops->now units: C */
 	uint64_t cycles_per_us; /* for the histograms (at least 1) */
+	uint64_t hold_cycles;  /* tx_hold_ms in ops->now units */
+	struct napi_entry *cur; /* the entry whose handler runs, or NULL */
 	uint64_t last_work;    /* cycles: the last napi_work() */
 	bool work_seen;        /* napi_work() was called */
 	unsigned int nb;
@@ -246,6 +252,7 @@ napi_ctx_conf_init(struct napi_ctx_conf *conf)
 	conf->disable_on_race = true;
 	conf->sleep_timeout_ms = 0;
 	conf->tx_retries = NAPI_TX_RETRIES_DEFAULT;
+	conf->tx_hold_ms = NAPI_TX_HOLD_MS_DEFAULT;
 	conf->ops = NULL;
 }
 
@@ -257,7 +264,8 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	uint64_t hz;
 
 	if (conf == NULL || conf->lcore_id >= RTE_MAX_LCORE ||
-	    conf->sleep_timeout_ms > INT32_MAX || conf->defer_us > NAPI_DEFER_US_MAX) {
+	    conf->sleep_timeout_ms > INT32_MAX || conf->defer_us > NAPI_DEFER_US_MAX ||
+	    conf->tx_hold_ms > NAPI_TX_HOLD_MS_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -283,6 +291,7 @@ napi_ctx_create(const struct napi_ctx_conf *conf)
 	ctx->pace_half_cycles = (uint64_t)NAPI_PACE_HALF_US * hz / 1000000;
 	ctx->pace_quarter_cycles = (uint64_t)NAPI_PACE_PERIOD_US / 4 * hz / 1000000;
 	ctx->cycles_per_us = RTE_MAX(hz / 1000000, (uint64_t)1);
+	ctx->hold_cycles = (uint64_t)conf->tx_hold_ms * hz / 1000;
 	ctx->st.lcore_id = conf->lcore_id;
 	ctx->st.tsc_hz = hz;
 	ctx->st.defer_ns = (uint64_t)conf->defer_us * 1000;
@@ -400,6 +409,7 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 	e->intr_ok = qconf->mode != NAPI_MODE_POLL;
 	e->count_ok = true;
 	e->cleanup_ok = qconf->has_tx;
+	e->blocked_on = -1;
 	e->st.port = qconf->port;
 	e->st.queue = qconf->queue;
 	e->st.mode = qconf->mode;
@@ -413,6 +423,8 @@ napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf)
 		napi_entry_attach(ctx, e, ctx->ops->now(ctx->arg));
 	return (int)(ctx->nb - 1);
 }
+
+static void napi_hold_drop(struct napi_ctx *ctx, struct napi_entry *o);
 
 void
 napi_ctx_free(struct napi_ctx *ctx)
@@ -429,6 +441,7 @@ napi_ctx_free(struct napi_ctx *ctx)
 	for (i = 0; i < ctx->nb; i++) {
 		struct napi_entry *e = &ctx->q[i];
 
+		napi_hold_drop(ctx, e);
 		if (e->armed)
 			ctx->ops->intr_disable(ctx->arg, e->conf.port, e->conf.queue);
 		if (e->registered)
@@ -842,10 +855,12 @@ napi_poll_entry(struct napi_ctx *ctx, struct napi_entry *e, uint64_t *now)
 		n = ctx->ops->rx_burst(ctx->arg, e->conf.port, e->conf.queue, pkts, want);
 		if (n > 0) {
 			got += n;
+			ctx->cur = e;
 			e->conf.handler(ctx, e->conf.port, e->conf.queue, pkts, n,
 					e->conf.handler_arg);
+			ctx->cur = NULL;
 		}
-	} while (n == want && got < budget);
+	} while (n == want && got < budget && e->blocked_on < 0);
 
 	if (e->cleanup_ok) {
 		ret = ctx->ops->tx_done_cleanup(ctx->arg, e->conf.tx_port, e->conf.tx_queue, 0);
@@ -1004,6 +1019,9 @@ napi_sleep(struct napi_ctx *ctx)
 	return 0;
 }
 
+static bool napi_blocked(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now);
+static void napi_hold_final(struct napi_ctx *ctx);
+
 int
 napi_poll_once(struct napi_ctx *ctx)
 {
@@ -1024,6 +1042,10 @@ napi_poll_once(struct napi_ctx *ctx)
 
 		if (!e->scheduled)
 			continue;
+		if (unlikely(e->blocked_on >= 0) && napi_blocked(ctx, e, now)) {
+			any_scheduled = true;
+			continue;
+		}
 		got = napi_poll_entry(ctx, e, &now);
 		total += got;
 		if (got > 0) {
@@ -1064,6 +1086,7 @@ napi_run(struct napi_ctx *ctx)
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 	}
+	napi_hold_final(ctx);
 	return 0;
 }
 
@@ -1100,38 +1123,137 @@ napi_tx_entry(struct napi_ctx *ctx, uint16_t port, uint16_t queue)
 	return NULL;
 }
 
+/* Free the frames o holds, counted as dropped. */
+static void
+napi_hold_drop(struct napi_ctx *ctx, struct napi_entry *o)
+{
+	if (o->hold_n == 0)
+		return;
+	if (ctx->ops->free_pkts != NULL)
+		ctx->ops->free_pkts(ctx->arg, o->hold, o->hold_n);
+	else
+		rte_pktmbuf_free_bulk(o->hold, o->hold_n);
+	NAPI_ADD(o->st.tx_hold_drops, o->hold_n);
+	NAPI_ADD(ctx->st.tx_hold_drops, o->hold_n);
+	o->hold_n = 0;
+}
+
+/* Offer the frames o holds to its tx queue, reclaiming once if refused. */
+static void
+napi_hold_flush(struct napi_ctx *ctx, struct napi_entry *o)
+{
+	uint16_t sent;
+	int ret;
+
+	sent = ctx->ops->tx_burst(ctx->arg, o->conf.tx_port, o->conf.tx_queue, o->hold, o->hold_n);
+	if (sent < o->hold_n && o->cleanup_ok) {
+		ret = ctx->ops->tx_done_cleanup(ctx->arg, o->conf.tx_port, o->conf.tx_queue, 0);
+		if (ret > 0) {
+			NAPI_ADD(o->st.tx_reclaimed, (uint64_t)ret);
+			NAPI_ADD(ctx->st.tx_reclaimed, (uint64_t)ret);
+			sent += ctx->ops->tx_burst(ctx->arg, o->conf.tx_port, o->conf.tx_queue,
+						   o->hold + sent, o->hold_n - sent);
+		}
+	}
+	if (sent == 0)
+		return;
+	NAPI_ADD(o->st.tx_sent, sent);
+	NAPI_ADD(ctx->st.tx_sent, sent);
+	o->hold_n -= sent;
+	memmove(o->hold, o->hold + sent, o->hold_n * sizeof(o->hold[0]));
+}
+
+/*
+ * Entry e's frames are held: send them, or drop them once held for
+ * tx_hold_ms. True while they stay held: e is not polled this round, nor
+ * armed (it blocked in a round that found packets, which arms no mode).
+ */
+static bool
+napi_blocked(struct napi_ctx *ctx, struct napi_entry *e, uint64_t now)
+{
+	struct napi_entry *o = &ctx->q[e->blocked_on];
+
+	if (o->hold_n > 0)
+		napi_hold_flush(ctx, o);
+	if (o->hold_n > 0) {
+		if (now - o->hold_since < ctx->hold_cycles) {
+			NAPI_ADD(e->st.tx_blocked_rounds, 1);
+			return true;
+		}
+		napi_hold_drop(ctx, o);
+	}
+	e->blocked_on = -1;
+	return false;
+}
+
+/* napi_run returns: one last napi_tx-like attempt, then drop the rest. */
+static void
+napi_hold_final(struct napi_ctx *ctx)
+{
+	unsigned int i;
+	uint32_t tries;
+
+	for (i = 0; i < ctx->nb; i++) {
+		struct napi_entry *o = &ctx->q[i];
+
+		for (tries = 0; o->hold_n > 0 && tries <= ctx->conf.tx_retries; tries++)
+			napi_hold_flush(ctx, o);
+		napi_hold_drop(ctx, o);
+		o->blocked_on = -1;
+	}
+}
+
 uint16_t
 napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 	uint16_t nb_pkts)
 {
 	struct napi_entry *e = napi_tx_entry(ctx, port, queue);
-	uint16_t sent, unsent;
+	uint16_t sent = 0, unsent, held = 0;
 	uint32_t retries = 0;
 	int ret;
 
-	sent = ctx->ops->tx_burst(ctx->arg, port, queue, pkts, nb_pkts);
-	while (sent < nb_pkts && retries < ctx->conf.tx_retries) {
-		retries++;
-		ret = ctx->ops->tx_done_cleanup(ctx->arg, port, queue, 0);
-		if (ret > 0) {
-			NAPI_ADD(ctx->st.tx_reclaimed, (uint64_t)ret);
-			if (e != NULL)
-				NAPI_ADD(e->st.tx_reclaimed, (uint64_t)ret);
-		} else {
-			rte_pause();
+	/* Frames held for this queue go first: new ones queue behind them. */
+	if (unlikely(e != NULL && e->hold_n > 0))
+		napi_hold_flush(ctx, e);
+	if (likely(e == NULL || e->hold_n == 0)) {
+		sent = ctx->ops->tx_burst(ctx->arg, port, queue, pkts, nb_pkts);
+		while (sent < nb_pkts && retries < ctx->conf.tx_retries) {
+			retries++;
+			ret = ctx->ops->tx_done_cleanup(ctx->arg, port, queue, 0);
+			if (ret > 0) {
+				NAPI_ADD(ctx->st.tx_reclaimed, (uint64_t)ret);
+				if (e != NULL)
+					NAPI_ADD(e->st.tx_reclaimed, (uint64_t)ret);
+			} else {
+				rte_pause();
+			}
+			sent += ctx->ops->tx_burst(ctx->arg, port, queue, pkts + sent,
+						   nb_pkts - sent);
 		}
-		sent += ctx->ops->tx_burst(ctx->arg, port, queue, pkts + sent, nb_pkts - sent);
 	}
 	unsent = nb_pkts - sent;
+	if (unsent > 0 && e != NULL && ctx->cur != NULL && ctx->hold_cycles > 0) {
+		held = (uint16_t)RTE_MIN((unsigned int)unsent,
+					 (unsigned int)(NAPI_TX_HOLD_MAX - e->hold_n));
+		if (held > 0 && e->hold_n == 0)
+			e->hold_since = ctx->ops->now(ctx->arg);
+		memcpy(e->hold + e->hold_n, pkts + sent, held * sizeof(pkts[0]));
+		e->hold_n += held;
+		unsent -= held;
+		/* The hold full or not: the producer waits for it to drain. */
+		ctx->cur->blocked_on = (int)(e - ctx->q);
+	}
 	NAPI_ADD(ctx->st.tx_sent, sent);
 	NAPI_ADD(ctx->st.tx_retries, retries);
 	NAPI_ADD(ctx->st.tx_unsent, unsent);
+	NAPI_ADD(ctx->st.tx_held, held);
 	if (e != NULL) {
 		NAPI_ADD(e->st.tx_sent, sent);
 		NAPI_ADD(e->st.tx_retries, retries);
 		NAPI_ADD(e->st.tx_unsent, unsent);
+		NAPI_ADD(e->st.tx_held, held);
 	}
-	return sent;
+	return sent + held;
 }
 
 /* ---- counters --------------------------------------------------------------- */
@@ -1188,6 +1310,8 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->tx_sent = NAPI_GET(ctx->st.tx_sent);
 		lcore->tx_retries = NAPI_GET(ctx->st.tx_retries);
 		lcore->tx_unsent = NAPI_GET(ctx->st.tx_unsent);
+		lcore->tx_held = NAPI_GET(ctx->st.tx_held);
+		lcore->tx_hold_drops = NAPI_GET(ctx->st.tx_hold_drops);
 		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
 		lcore->defer_ns = ctx->st.defer_ns;
 		lcore->wake_cost_ns = ctx->st.wake_cost_ns;
@@ -1223,6 +1347,7 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		lcore->pace_slowed += s.pace_slowed;
 		lcore->pace_voids += s.pace_voids;
 		lcore->pace_switches += s.pace_switches;
+		lcore->tx_blocked_rounds += s.tx_blocked_rounds;
 		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
 			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
 			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];

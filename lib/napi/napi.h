@@ -106,6 +106,17 @@ extern "C" {
 #define NAPI_DEFER_US_MAX 1000000
 /** Default napi_ctx_conf::tx_retries. */
 #define NAPI_TX_RETRIES_DEFAULT 16
+/**
+ * Default napi_ctx_conf::tx_hold_ms: how long napi_tx holds the frames a
+ * full tx queue refused (and keeps the rx queue that produced them
+ * unpolled) before it drops them. Longer than a host stall of the peer;
+ * short enough that a peer gone for good costs a held burst per period.
+ */
+#define NAPI_TX_HOLD_MS_DEFAULT 100
+/** Largest napi_ctx_conf::tx_hold_ms accepted. */
+#define NAPI_TX_HOLD_MS_MAX 60000
+/** Frames one tx queue's hold takes (two rx bursts). */
+#define NAPI_TX_HOLD_MAX 64
 /** Largest number of entries in one context. */
 #define NAPI_MAX_QUEUES 64
 /**
@@ -187,6 +198,8 @@ struct napi_ops {
 	int (*epoll_wait)(void *arg, struct rte_epoll_event *events, int max, int timeout_ms);
 	/** Monotonic clock in cycles (rte_rdtsc). */
 	uint64_t (*now)(void *arg);
+	/** rte_pktmbuf_free_bulk: held frames dropped (NULL: that). */
+	void (*free_pkts)(void *arg, struct rte_mbuf **pkts, unsigned int n);
 };
 
 /** The ethdev/EAL operations; the default when napi_ctx_conf::ops is NULL. */
@@ -208,6 +221,13 @@ struct napi_ctx_conf {
 	bool disable_on_race;   /**< Disarm when the re-check finds work (default true). */
 	uint32_t sleep_timeout_ms; /**< Housekeeping: napi_poll_once returns after this long asleep (0: none). */
 	uint32_t tx_retries;    /**< napi_tx: retries with reclaim before giving up. */
+	/**
+	 * napi_tx from a handler: how long refused frames are held, and their
+	 * rx queue left unpolled, before they are dropped (see napi_tx);
+	 * 0: no hold, refused frames go back to the caller. Default
+	 * NAPI_TX_HOLD_MS_DEFAULT; at most NAPI_TX_HOLD_MS_MAX.
+	 */
+	uint32_t tx_hold_ms;
 	uint64_t tsc_hz;        /**< Cycles per second of ops->now (0: rte_get_tsc_hz()). */
 	const struct napi_ops *ops; /**< NULL: napi_ops_ethdev. */
 	void *ops_arg;          /**< First argument of every op. */
@@ -268,6 +288,9 @@ struct napi_queue_stats {
 	uint64_t tx_sent;         /**< napi_tx on the paired tx queue: packets sent. */
 	uint64_t tx_retries;      /**< ... retries after a short tx burst (back-pressure). */
 	uint64_t tx_unsent;       /**< ... packets returned unsent to the caller. */
+	uint64_t tx_held;         /**< ... packets a full queue refused, held (see napi_tx). */
+	uint64_t tx_hold_drops;   /**< ... held packets dropped (tx_hold_ms passed, or the end). */
+	uint64_t tx_blocked_rounds; /**< Rounds this entry's rx was not polled: its packets were held. */
 	/**
 	 * Timing of the wakeups (NAPI_HIST_BUCKETS log2 buckets of microseconds).
 	 * arm_wake: from arming to the wakeup (time asleep on this entry).
@@ -313,6 +336,9 @@ struct napi_lcore_stats {
 	uint64_t tx_sent;         /**< All napi_tx calls of the context. */
 	uint64_t tx_retries;
 	uint64_t tx_unsent;
+	uint64_t tx_held;
+	uint64_t tx_hold_drops;
+	uint64_t tx_blocked_rounds;
 	uint64_t defer_ns;        /**< napi_ctx_conf::defer_us: the cap of the hybrid windows. */
 	uint64_t wake_cost_ns;    /**< NAPI_WAKE_COST_US. */
 	uint64_t paced_ns;        /**< The cap of a paced entry's W: defer_ns less wake_cost_ns, or 0. */
@@ -382,8 +408,9 @@ void napi_ctx_conf_init(struct napi_ctx_conf *conf);
 struct napi_ctx *napi_ctx_create(const struct napi_ctx_conf *conf);
 
 /**
- * Free a context: unregister and disarm its queues, free it. The mbufs
- * already handed to handlers are theirs; nothing else is held.
+ * Free a context: unregister and disarm its queues, drop the frames
+ * napi_tx still holds (ops free_pkts), free it. The mbufs already handed
+ * to handlers are theirs.
  *
  * @param ctx
  *   Context, or NULL.
@@ -432,7 +459,8 @@ int napi_queue_add(struct napi_ctx *ctx, const struct napi_queue_conf *qconf);
 int napi_poll_once(struct napi_ctx *ctx);
 
 /**
- * Run rounds until napi_stop().
+ * Run rounds until napi_stop(); then send what napi_tx holds (retrying as
+ * napi_tx does) and drop what the queues still refuse (tx_hold_drops).
  *
  * @param ctx
  *   Context.
@@ -463,10 +491,22 @@ bool napi_stopped(const struct napi_ctx *ctx);
 /**
  * Transmit with back-pressure: tx_burst; when the queue took fewer than
  * offered, reclaim completed descriptors (tx_done_cleanup, -ENOTSUP
- * tolerated) and retry, at most napi_ctx_conf::tx_retries times. Nothing is
- * freed: packets pkts[ret..nb_pkts-1] stay the caller's (count them as
- * unsent, or keep them). Sent, retries and unsent packets are counted per
- * context and on the entry paired with (port, queue), if any.
+ * tolerated) and retry, at most napi_ctx_conf::tx_retries times.
+ *
+ * Called from an entry's handler, on a tx queue paired with an entry of the
+ * context (napi_queue_conf::has_tx), the frames the queue still refused are
+ * held by the paired entry (up to NAPI_TX_HOLD_MAX) and counted as taken:
+ * the entry whose handler called is not polled again until they are sent,
+ * so its rx ring fills and the sender behind it is refused instead of the
+ * frames being lost. It is not armed while they are held either. Each round
+ * tries to send them first; after napi_ctx_conf::tx_hold_ms they are freed
+ * and counted (tx_hold_drops), as they are when napi_run returns or the
+ * context is freed. Frames for a queue that holds frames go behind them.
+ *
+ * Anywhere else (no handler running, an unpaired queue, tx_hold_ms 0, the
+ * hold full), the refused frames pkts[ret..nb_pkts-1] stay the caller's:
+ * count them as unsent, or keep them. Sent, retries, held and unsent
+ * packets are counted per context and on the paired entry.
  *
  * @param ctx
  *   Context (of the calling thread).
@@ -479,7 +519,8 @@ bool napi_stopped(const struct napi_ctx *ctx);
  * @param nb_pkts
  *   How many.
  * @return
- *   Packets sent (0..nb_pkts); the rest are left to the caller.
+ *   Packets taken, sent or held (0..nb_pkts); the rest are left to the
+ *   caller.
  */
 uint16_t napi_tx(struct napi_ctx *ctx, uint16_t port, uint16_t queue,
 		 struct rte_mbuf **pkts, uint16_t nb_pkts);

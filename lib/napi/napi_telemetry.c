@@ -49,6 +49,9 @@ static const struct napi_tel_field napi_tel_lcore[] = {
 	NAPI_LCORE_FIELD(tx_sent),
 	NAPI_LCORE_FIELD(tx_retries),
 	NAPI_LCORE_FIELD(tx_unsent),
+	NAPI_LCORE_FIELD(tx_held),
+	NAPI_LCORE_FIELD(tx_hold_drops),
+	NAPI_LCORE_FIELD(tx_blocked_rounds),
 	NAPI_LCORE_FIELD(defer_ns),
 	NAPI_LCORE_FIELD(wake_cost_ns),
 	NAPI_LCORE_FIELD(paced_ns),
@@ -102,6 +105,9 @@ static const struct napi_tel_field napi_tel_queue[] = {
 	NAPI_QUEUE_FIELD(tx_sent),
 	NAPI_QUEUE_FIELD(tx_retries),
 	NAPI_QUEUE_FIELD(tx_unsent),
+	NAPI_QUEUE_FIELD(tx_held),
+	NAPI_QUEUE_FIELD(tx_hold_drops),
+	NAPI_QUEUE_FIELD(tx_blocked_rounds),
 };
 
 static void

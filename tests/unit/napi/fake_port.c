@@ -12,8 +12,35 @@
 
 #include "fake_port.h"
 
-/* Handlers never dereference what they get: one dummy mbuf pointer. */
-static struct rte_mbuf fake_mbuf;
+/*
+ * Handlers never dereference what they get: numbered dummy mbufs, handed
+ * out in a cycle (FAKE_MBUFS frames in flight at most), each with the
+ * queue it came from and its number there.
+ */
+#define FAKE_MBUFS 1024
+static struct rte_mbuf fake_mbufs[FAKE_MBUFS];
+static struct {
+	unsigned int queue;
+	uint32_t n;
+} fake_origin[FAKE_MBUFS];
+
+/* The frames of one rx queue leave in the order they came: count those that do not. */
+static void
+fake_gone(struct fake_port *fp, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int i, slot;
+	struct fake_queue *q;
+
+	for (i = 0; i < n; i++) {
+		if (pkts[i] < &fake_mbufs[0] || pkts[i] >= &fake_mbufs[FAKE_MBUFS])
+			continue;   /* not from rx (a script's own array) */
+		slot = (unsigned int)(pkts[i] - fake_mbufs);
+		q = &fp->q[fake_origin[slot].queue];
+		if (fake_origin[slot].n != q->gone)
+			fp->out_of_order++;
+		q->gone++;
+	}
+}
 
 struct fake_queue *
 fake_find(struct fake_port *fp, uint16_t port, uint16_t queue)
@@ -55,7 +82,8 @@ fake_arrive(struct fake_port *fp, unsigned int i, uint32_t n)
 static uint16_t
 fake_rx_burst(void *arg, uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct fake_queue *q = fake_find(arg, port, queue);
+	struct fake_port *fp = arg;
+	struct fake_queue *q = fake_find(fp, port, queue);
 	uint16_t got, i;
 
 	if (q == NULL)
@@ -63,8 +91,13 @@ fake_rx_burst(void *arg, uint16_t port, uint16_t queue, struct rte_mbuf **pkts, 
 	q->rx_calls++;
 	got = (uint16_t)RTE_MIN((uint32_t)n, q->waiting);
 	q->waiting -= got;
-	for (i = 0; i < got; i++)
-		pkts[i] = &fake_mbuf;
+	for (i = 0; i < got; i++) {
+		unsigned int slot = fp->rx_seq++ % FAKE_MBUFS;
+
+		fake_origin[slot].queue = (unsigned int)(q - fp->q);
+		fake_origin[slot].n = q->rx_frames++;
+		pkts[i] = &fake_mbufs[slot];
+	}
 	return got;
 }
 
@@ -77,7 +110,17 @@ fake_tx_burst(void *arg, uint16_t port, uint16_t queue, struct rte_mbuf **pkts, 
 	fp->tx_calls++;
 	fp->tx_room -= took;
 	fp->tx_accepted += took;
+	fake_gone(fp, pkts, took);
 	return took;
+}
+
+static void
+fake_free_pkts(void *arg, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct fake_port *fp = arg;
+
+	fp->freed += n;
+	fake_gone(fp, pkts, n);
 }
 
 static int
@@ -252,4 +295,5 @@ const struct napi_ops fake_ops = {
 	.fd_unregister = fake_fd_unregister,
 	.epoll_wait = fake_epoll_wait,
 	.now = fake_now,
+	.free_pkts = fake_free_pkts,
 };

@@ -35,6 +35,8 @@ struct fake_queue {
 	uint32_t arrive_on_enable; /* packets landing right after the next enable */
 	bool eagain_disarms;    /* -EAGAIN: the port disarms itself (vnapi) */
 	int register_ret;       /* intr_register result */
+	uint32_t rx_frames;     /* frames rx handed out */
+	uint32_t gone;          /* ... sent or freed, in order */
 	/* Call counts. */
 	unsigned int rx_calls;
 	unsigned int enables;
@@ -66,6 +68,14 @@ struct fake_port {
 	unsigned int tx_calls;
 	unsigned int cleanup_calls;
 	uint64_t tx_accepted;
+	/*
+	 * Frames: rx hands out numbered mbufs; a frame sent or freed
+	 * (free_pkts) must be the next of its rx queue not yet gone, else
+	 * out_of_order counts it.
+	 */
+	uint32_t rx_seq;         /* frames rx has handed out (all queues) */
+	uint64_t freed;          /* frames free_pkts freed */
+	unsigned int out_of_order;
 };
 
 extern const struct napi_ops fake_ops;

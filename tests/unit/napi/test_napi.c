@@ -27,6 +27,9 @@
 static struct fake_port fp;
 static unsigned int handled[FAKE_QUEUES];   /* packets per queue */
 static unsigned int handler_calls;
+/* fwd_handler's tx queue (on port 1), and the frames napi_tx gave it back. */
+static uint16_t fwd_txq;
+static unsigned int fwd_returned;
 /* The window cases' timeline: the fake's clock at arrive_after()'s last arrival. */
 static uint64_t arrival;
 
@@ -50,6 +53,8 @@ fake_conf(struct napi_ctx_conf *conf, unsigned int nb)
 	arrival = fp.clock;
 	memset(handled, 0, sizeof(handled));
 	handler_calls = 0;
+	fwd_txq = 0;
+	fwd_returned = 0;
 	napi_ctx_conf_init(conf);
 	conf->lcore_id = 3;
 	conf->tsc_hz = 1000000;
@@ -71,6 +76,25 @@ create_with_queue(const struct napi_ctx_conf *conf, const struct napi_queue_conf
 }
 
 /*
+ * A setting of conf one past its @max is refused (NULL, EINVAL); at @max
+ * it makes a context: that one, or NULL (also when the first was not).
+ */
+static struct napi_ctx *
+create_at_max(struct napi_ctx_conf *conf, uint32_t *setting, uint32_t max)
+{
+	struct napi_ctx *ctx;
+
+	*setting = max + 1;
+	ctx = napi_ctx_create(conf);
+	if (ctx != NULL || rte_errno != EINVAL) {
+		napi_ctx_free(ctx);
+		return NULL;
+	}
+	*setting = max;
+	return napi_ctx_create(conf);
+}
+
+/*
  * The shape of a context over the fake port: nb queues of `mode` (budget
  * 64, queue i at port 0), and what its conf says; a field left 0 keeps
  * the setting said below. A case runs a script on a fresh context of its
@@ -85,6 +109,8 @@ struct ctx_case {
 	bool has_tx;              /* queue i transmits on tx_port's queue i */
 	uint16_t tx_port;
 	uint32_t tx_retries;      /* 0: NAPI_TX_RETRIES_DEFAULT */
+	bool no_tx_hold;          /* tx_hold_ms 0 */
+	napi_handler_t handler;   /* NULL: count_handler */
 	int (*script)(struct napi_ctx *ctx);
 };
 
@@ -102,13 +128,15 @@ setup(const struct ctx_case *c)
 	conf.sleep_timeout_ms = c->sleep_timeout_ms;
 	if (c->tx_retries != 0)
 		conf.tx_retries = c->tx_retries;
+	if (c->no_tx_hold)
+		conf.tx_hold_ms = 0;
 	ctx = napi_ctx_create(&conf);
 	for (i = 0; ctx != NULL && i < c->nb; i++) {
 		struct napi_queue_conf qc = {
 			.port = 0,
 			.queue = (uint16_t)i,
 			.mode = c->mode,
-			.handler = count_handler,
+			.handler = c->handler != NULL ? c->handler : count_handler,
 			.has_tx = c->has_tx,
 			.tx_port = c->tx_port,
 			.tx_queue = (uint16_t)i,
@@ -640,6 +668,193 @@ test_tx_cleanup_during_rx(struct napi_ctx *ctx)
 	EXPECT_EQ(fp.cleanup_calls, 3);
 	EXPECT_EQ(qstats(ctx, 0).tx_reclaimed, 7);
 	return 0;
+}
+
+/*
+ * Forward to port 1's queue fwd_txq (as vnapi-fwd does); free what napi_tx
+ * gives back. Every frame ends sent, held or freed: the fake checks their
+ * order.
+ */
+static void
+fwd_handler(struct napi_ctx *ctx, uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+	    uint16_t n, void *arg)
+{
+	uint16_t taken = napi_tx(ctx, 1, fwd_txq, pkts, n);
+
+	handled[queue] += n;
+	handler_calls++;
+	fwd_returned += n - taken;
+	fake_ops.free_pkts(&fp, pkts + taken, n - taken);
+}
+
+/* The hold counters of st: held, dropped, rounds an rx queue waited. */
+#define EXPECT_HOLD_COUNTS(st, held, drops, blocked) do { \
+	EXPECT_EQ((st).tx_held, held); \
+	EXPECT_EQ((st).tx_hold_drops, drops); \
+	EXPECT_EQ((st).tx_blocked_rounds, blocked); \
+} while (0)
+
+/* @arrive frames on queue 0, room for @room on the tx queue: one round. */
+static int
+fwd_round(struct napi_ctx *ctx, uint32_t arrive, uint32_t room)
+{
+	fake_arrive(&fp, 0, arrive);
+	tx_side(room, 0, 0);
+	return napi_poll_once(ctx);
+}
+
+/* Every frame rx handed out is sent, freed or still held (hold), in order. */
+#define EXPECT_FRAMES_ACCOUNTED(hold) do { \
+	EXPECT_EQ(fp.rx_seq, fp.tx_accepted + fp.freed + (hold)); \
+	EXPECT_EQ(fp.out_of_order, 0); \
+} while (0)
+
+static int
+test_tx_hold_blocks_rx(struct napi_ctx *ctx)
+{
+	struct rte_mbuf *own[3];
+	unsigned int rx_calls;
+
+	memset(own, 0, sizeof(own));
+	/* 10 go out; 22 refused after the retries: held, rx stops mid-budget */
+	EXPECT_EQ(fwd_round(ctx, 200, 10), 32);
+	EXPECT_EQ(fp.q[0].waiting, 168);
+	EXPECT_EQ(fwd_returned, 0);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 10, 4, 0, 0);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 22, 0, 0);
+	/* no room: the held frames are offered (and a reclaim), rx is not polled */
+	rx_calls = fp.q[0].rx_calls;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].rx_calls, rx_calls);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 22, 0, 1);
+	/* the application's own napi_tx to that queue waits behind them */
+	EXPECT_EQ(napi_tx(ctx, 1, 0, own, 3), 0);
+	EXPECT_EQ(qstats(ctx, 0).tx_unsent, 3);
+	/* room for 12 of the 22: still held, still not polled */
+	tx_side(12, 0, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].rx_calls, rx_calls);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 22, 0, 2);
+	EXPECT_FRAMES_ACCOUNTED(10);
+	/* completions free the ring: the last 10 go, then rx resumes */
+	tx_side(0, 1000, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 64);
+	EXPECT_EQ(napi_poll_once(ctx), 64);
+	EXPECT_EQ(napi_poll_once(ctx), 40);
+	EXPECT_EQ(handled[0], 200);
+	EXPECT_EQ(fwd_returned, 0);
+	EXPECT_EQ(fp.tx_accepted, 200);
+	EXPECT_FRAMES_ACCOUNTED(0);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 200, 4, 3, 1000 - fp.tx_done);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 22, 0, 2);
+	EXPECT_HOLD_COUNTS(lstats(ctx), 22, 0, 2);
+	EXPECT_EQ(fp.waits, 0);
+	return 0;
+}
+
+static int
+test_tx_hold_drops_after_bound(struct napi_ctx *ctx)
+{
+	/* 32 refused: held; short of the budget, yet not armed (work held) */
+	EXPECT_EQ(fwd_round(ctx, 32, 0), 32);
+	EXPECT_EQ(fp.q[0].enables, 0);
+	EXPECT(qstats(ctx, 0).scheduled);
+	/* 1 us short of tx_hold_ms (100 ms at the fake's 1 MHz): still held */
+	fp.clock += NAPI_TX_HOLD_MS_DEFAULT * 1000 - 1;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.q[0].enables, 0);
+	EXPECT_EQ(fp.waits, 0);
+	EXPECT_EQ(fp.freed, 0);
+	/* at tx_hold_ms: dropped and counted, rx polled (empty: armed, asleep) */
+	fp.clock += 1;
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	EXPECT_EQ(fp.freed, 32);
+	EXPECT_EQ(fp.q[0].enables, 1);
+	EXPECT_EQ(fp.waits, 1);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 32, 32, 1);
+	EXPECT_HOLD_COUNTS(lstats(ctx), 32, 32, 1);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 0, NAPI_TX_RETRIES_DEFAULT, 0, 0);
+	EXPECT_FRAMES_ACCOUNTED(0);
+	return 0;
+}
+
+static int
+test_tx_hold_full_blocks_all(struct napi_ctx *ctx)
+{
+	unsigned int i;
+
+	/* three rx queues forward to one tx queue (entry 0's pair), full */
+	for (i = 0; i < 3; i++)
+		fake_arrive(&fp, i, 32);
+	tx_side(0, 0, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 96);
+	/* two bursts fill the hold; the third goes back to its handler */
+	EXPECT_EQ(fwd_returned, 32);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), NAPI_TX_HOLD_MAX, 0, 0);
+	EXPECT_EQ(qstats(ctx, 0).tx_unsent, 32);
+	/* and every producer waits for the hold to drain */
+	for (i = 0; i < 3; i++)
+		fake_arrive(&fp, i, 5);
+	EXPECT_EQ(napi_poll_once(ctx), 0);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(qstats(ctx, i).tx_blocked_rounds, 1);
+	EXPECT_FRAMES_ACCOUNTED(NAPI_TX_HOLD_MAX);
+	/* room: the hold drains in order, then the new frames follow */
+	tx_side(1000, 0, 0);
+	EXPECT_EQ(napi_poll_once(ctx), 15);
+	EXPECT_EQ(fp.tx_accepted, NAPI_TX_HOLD_MAX + 15);
+	EXPECT_FRAMES_ACCOUNTED(0);
+	EXPECT_HOLD_COUNTS(lstats(ctx), NAPI_TX_HOLD_MAX, 0, 3);
+	return 0;
+}
+
+static int
+test_tx_hold_off(struct napi_ctx *ctx)
+{
+	/* tx_hold_ms 0: refused frames go back to the handler, rx goes on */
+	EXPECT_EQ(fwd_round(ctx, 64, 8), 64);
+	EXPECT_EQ(fwd_returned, 56);
+	EXPECT_TX_COUNTS(qstats(ctx, 0), 8, 2 * NAPI_TX_RETRIES_DEFAULT, 56, 0);
+	EXPECT_HOLD_COUNTS(qstats(ctx, 0), 0, 0, 0);
+	EXPECT_FRAMES_ACCOUNTED(0);
+	return 0;
+}
+
+static int
+test_tx_hold_at_stop_and_free(const void *arg)
+{
+	const struct ctx_case c = { .nb = 1, .mode = NAPI_MODE_POLL, .has_tx = true,
+				    .tx_port = 1, .handler = fwd_handler };
+	struct napi_ctx_conf conf;
+	struct napi_ctx *ctx = setup(&c);
+	int ret = -1;
+
+	CHECK(ctx != NULL);
+	/* napi_run returns: what the queue takes goes, the rest is dropped */
+	CHECK_EQ(fwd_round(ctx, 32, 0), 32);
+	tx_side(5, 0, 0);
+	napi_stop(ctx);
+	CHECK_EQ(napi_run(ctx), 0);
+	CHECK_EQ(fp.tx_accepted, 5);
+	CHECK_EQ(fp.freed, 27);
+	CHECK_EQ(qstats(ctx, 0).tx_hold_drops, 27);
+	CHECK_EQ(fp.out_of_order, 0);
+	/* freeing the context drops what it holds */
+	CHECK_EQ(fwd_round(ctx, 32, 0), 32);
+	CHECK_EQ(qstats(ctx, 0).tx_held, 64);
+	napi_ctx_free(ctx);
+	ctx = NULL;
+	CHECK_EQ(fp.freed, 59);
+	CHECK_EQ(fp.rx_seq, fp.tx_accepted + fp.freed);
+	CHECK_EQ(fp.out_of_order, 0);
+	/* a bound past NAPI_TX_HOLD_MS_MAX is refused */
+	fake_conf(&conf, 1);
+	ctx = create_at_max(&conf, &conf.tx_hold_ms, NAPI_TX_HOLD_MS_MAX);
+	CHECK(ctx != NULL);
+	ret = 0;
+teardown:
+	napi_ctx_free(ctx);
+	return ret;
 }
 
 /* The counters of struct napi_queue_stats that stats_exact compares. */
@@ -1463,11 +1678,7 @@ test_hybrid_defer_range(const void *arg __rte_unused)
 
 	fake_conf(&conf, 1);
 	EXPECT_EQ(conf.defer_us, NAPI_DEFER_US_DEFAULT);
-	conf.defer_us = NAPI_DEFER_US_MAX + 1;
-	EXPECT(napi_ctx_create(&conf) == NULL);
-	EXPECT_EQ(rte_errno, EINVAL);
-	conf.defer_us = NAPI_DEFER_US_MAX;
-	ctx = napi_ctx_create(&conf);
+	ctx = create_at_max(&conf, &conf.defer_us, NAPI_DEFER_US_MAX);
 	EXPECT(ctx != NULL);
 	EXPECT_EQ(lstats(ctx).defer_ns, (uint64_t)NAPI_DEFER_US_MAX * 1000);
 	napi_ctx_free(ctx);
@@ -1527,6 +1738,20 @@ static const struct unit_case tests[] = {
 		 test_tx_backpressure, POLL, .has_tx = true, .tx_port = 1, .tx_retries = 4),
 	CTX_CASE("tx cleanup during rx polls, -ENOTSUP tolerated",
 		 test_tx_cleanup_during_rx, POLL, .has_tx = true),
+	CTX_CASE("tx refused in a handler: held, its rx queue waits, order kept",
+		 test_tx_hold_blocks_rx, POLL, .has_tx = true, .tx_port = 1, .tx_retries = 4,
+		 .handler = fwd_handler),
+	INTERRUPT_CASE("tx held: never armed; dropped and counted at tx_hold_ms",
+		       test_tx_hold_drops_after_bound, 1, .has_tx = true, .tx_port = 1,
+		       .handler = fwd_handler),
+	INTERRUPT_CASE("tx hold full: the rest go back, every producer waits",
+		       test_tx_hold_full_blocks_all, 3, .has_tx = true, .tx_port = 1,
+		       .handler = fwd_handler),
+	CTX_CASE("tx_hold_ms 0: refused frames go back to the handler",
+		 test_tx_hold_off, POLL, .has_tx = true, .tx_port = 1, .no_tx_hold = true,
+		 .handler = fwd_handler),
+	{ "tx held at napi_run's return and at free: sent or dropped",
+	  test_tx_hold_at_stop_and_free, NULL },
 	CTX_CASE("stats exact",
 		 test_stats_exact, .nb = 2, .mode = NAPI_MODE_HYBRID, .defer_us = 0),
 	{ "mode names", test_modes_names, NULL },
