@@ -29,8 +29,11 @@
  *   closed   count=N|secs=S, window=W, burst=B, gap_us=G: closed loop, at
  *            most W frames in flight, sent in bursts of B (then G us of
  *            receive only).
- *   open     rate=PPS|max, count=N|secs=S, burst=B: open loop, frames
- *            leave in bursts of B at the rate (ring full: refused).
+ *   open     rate=PPS|max, count=N|secs=S, burst=B, deaf=AT-END: open
+ *            loop, frames leave in bursts of B at the rate (ring full:
+ *            refused); with deaf, nothing is received from AT to END ms
+ *            into the phase (a receiver that stalls: the forwarder's tx
+ *            ring fills while the sending goes on).
  *   rr       count=N|secs=S: request/response, one outstanding. One port:
  *            the request comes back and completes. Two ports: it goes out
  *            of port 0 and comes back on port 1, the response then goes out
@@ -164,6 +167,7 @@ struct phase {
 	uint32_t gap_us;
 	uint64_t rate;
 	uint32_t gap_min, gap_max, gap2_min, gap2_max;
+	uint32_t deaf_from, deaf_to; /* open: ms into the phase with no receiving */
 	bool step;
 	/* state and results */
 	struct peer_flow flow;
@@ -765,6 +769,9 @@ run_open(struct phase *ph)
 {
 	uint64_t now, due, offered = 0, next_sample, t_sample, rx0 = g.rx_total, tx0 = 0, nburst = 0;
 	uint64_t cap = PEER_XPORT_BURST / ph->burst * ph->burst;
+	uint64_t deaf_from = (uint64_t)ph->deaf_from * 1000000ull;
+	uint64_t deaf_to = (uint64_t)ph->deaf_to * 1000000ull;
+	bool deaf;
 	uint16_t k;
 	int ret;
 
@@ -788,7 +795,8 @@ run_open(struct phase *ph)
 				return EXIT_SETUP;
 			offered += n;
 		}
-		if (rx_sweep() == 0 && peer_xport_blocks(&g.x) && ph->rate != RATE_MAX) {
+		deaf = now - ph->t_begin >= deaf_from && now - ph->t_begin < deaf_to;
+		if (!deaf && rx_sweep() == 0 && peer_xport_blocks(&g.x) && ph->rate != RATE_MAX) {
 			uint64_t next = ph->rate == 0 ? now + 100000000ull : ph->t_begin +
 				(uint64_t)((double)(offered + ph->burst) * 1e9 / (double)ph->rate);
 
@@ -889,7 +897,7 @@ static const struct mode_kind {
 	[MODE_IDLE] = { "idle", " secs ", run_idle },
 	[MODE_SPARSE] = { "sparse", " count secs gap gap2 step ", run_sparse },
 	[MODE_CLOSED] = { "closed", " count secs window burst gap_us ", run_closed },
-	[MODE_OPEN] = { "open", " count secs rate burst ", run_open },
+	[MODE_OPEN] = { "open", " count secs rate burst deaf ", run_open },
 	[MODE_RR] = { "rr", " count secs ", run_rr },
 	[MODE_ECHO] = { "echo", " secs ", run_echo },
 };
@@ -1258,6 +1266,8 @@ phase_key(struct phase *ph, const char *k, const char *v)
 		return parse_range(v, &ph->gap_min, &ph->gap_max);
 	if (strcmp(k, "gap2") == 0)
 		return parse_range(v, &ph->gap2_min, &ph->gap2_max);
+	if (strcmp(k, "deaf") == 0)
+		return parse_range(v, &ph->deaf_from, &ph->deaf_to);
 	if (strcmp(k, "rate") == 0) {
 		if (strcmp(v, "max") == 0) {
 			ph->rate = RATE_MAX;

@@ -22,8 +22,21 @@ Cases:
           --config '(0,0,0),(0,1,0)'), 600 sparse frames that the peer steers alternately to
           queue 0 and 1: exact counts, per queue rx_qN_good_packets == what net_vhost sent on
           its tx queue N, and rx_qN_intr_notifications > 0, rx_qN_intr_wakeups > 0.
+  stall   open loop at 500 kpps for 1 s (bursts of 32); the peer stops receiving from 300 to
+          350 ms into it, so vnapi-fwd's tx ring fills: napi_tx holds what it refuses and
+          stops polling the rx queue behind it, whose ring fills in turn, and the peer is
+          refused. Nothing lost, rx = tx = sent, dropped = 0; vnapi-fwd held frames and
+          skipped rounds (tx_held, tx_blocked_rounds > 0, tx_hold_drops = 0); the peer was
+          refused (refused > 0).
+  stall_nohold  the same with vnapi-fwd --tx-hold-ms 0 (refused frames dropped at once): the
+          check of the check. Frames are lost, and exactly those vnapi-fwd dropped: lost =
+          dropped > 0, rx = sent, tx = sent - dropped, nothing held; nothing else inexact.
+  stall_long  the peer deaf for 300 ms, three times vnapi-fwd's hold bound (100 ms): held
+          frames are dropped at the bound and counted: lost = dropped = the queues'
+          tx_hold_drops + tx_unsent > 0, tx_hold_drops > 0; nothing else inexact.
 
-The peer's one notion of lost: a frame not back within 500 ms of its sending (2 s in burst) is
+The peer's one notion of lost: a frame not back within 500 ms of its sending (2 s in burst and
+the stall cases) is
 lost, and one that comes back after that is late, lost all the same: vnapi-fwd has no sleep
 timeout here, so a lost wakeup leaves its frame in the ring until the next one, and the frame
 comes back late. Every net_vnapi run also reads the port's xstats over telemetry once the traffic
@@ -59,7 +72,10 @@ IDLE_CPU_MAX_PCT = 0.5
 IDLE_WINDOW_S = 5.0
 PAIRS_PACKETS = 2000
 FE_MAC = '02:00:00:00:00:0a'
-CASES = ('burst', 'idle', 'sparse', 'pairs', 'mq')
+CASES = ('burst', 'idle', 'sparse', 'pairs', 'mq', 'stall', 'stall_nohold', 'stall_long')
+# The stall cases: open loop (pps, s, frames per burst), the peer deaf from/to (ms into it).
+STALL_OPEN = (500000, 1.0, 32)
+STALL_DEAF_MS = {'stall': (300, 350), 'stall_nohold': (300, 350), 'stall_long': (300, 600)}
 FRONTENDS = ('vnapi', 'vnapi_packed', 'virtio_user')
 MODES = ('poll', 'interrupt', 'hybrid')
 # The pairs traffic (the hybrid benchmark's too): gaps after the previous frame came back.
@@ -166,6 +182,10 @@ def peer_phases(case, packets=None):
     if case == 'pairs':
         return [vp.phase('sparse', count=packets or PAIRS_PACKETS, gap=PAIRS_GAP_US,
                          gap2=PAIRS_GAP2_US)], {}
+    if case in STALL_DEAF_MS:
+        rate, secs, burst = STALL_OPEN
+        return ([vp.phase('open', rate=rate, secs=secs, burst=burst,
+                          deaf=STALL_DEAF_MS[case])], {'loss_ms': 2000})
     return [vp.phase('sparse', count=600, gap=(100, 3000))], {'queues': 2}
 
 
@@ -216,6 +236,8 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None, devargs=''):
          '--fwd', fwd_mode, '--duration', '90'] + extra
     if case == 'burst':
         fwd_argv += ['--stats', '1']
+    if case == 'stall_nohold':
+        fwd_argv += ['--tx-hold-ms', '0']
 
     peer = fwd = None
     result = 1
@@ -285,17 +307,22 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None, devargs=''):
         for line in stats_lines[-5:]:
             print('# fwd %s' % line)
         final = parse_kv(final_line)
-        # Lost includes late: a frame back after the loss timeout is a lost wakeup's frame.
-        not_exact = vp.exact(res)
-        if not_exact or (frontend.startswith('vnapi') and res['verdict'] != 'PASS'):
-            raise h.Failure('peer: %s (%s)' % (', '.join(not_exact) or 'FAIL', res_line))
+        expected = res['sent'] + res['warmup_sent']
+        if case in ('stall_nohold', 'stall_long'):
+            check_stall_loss(case, res, final, expected, fwd)
+        else:
+            # Lost includes late: a frame back after the loss timeout is a lost wakeup's frame.
+            not_exact = vp.exact(res)
+            if not_exact or (frontend.startswith('vnapi') and res['verdict'] != 'PASS'):
+                raise h.Failure('peer: %s (%s)' % (', '.join(not_exact) or 'FAIL', res_line))
+            if final['rx'] != expected or final['tx'] != expected or final['dropped'] != 0:
+                raise h.Failure('vnapi-fwd forwarded rx=%d tx=%d dropped=%d, expected %d' % (
+                    final['rx'], final['tx'], final['dropped'], expected))
+        if case == 'stall':
+            check_stall_held(res, fwd)
         if case == 'idle' and (phase_res[0]['rx'] != 0 or phase_res[1]['back'] != 1):
             raise h.Failure('idle: %d frames received during the idle phase, check frame back '
                             '%d of 1' % (phase_res[0]['rx'], phase_res[1]['back']))
-        expected = res['sent'] + res['warmup_sent']
-        if final['rx'] != expected or final['tx'] != expected or final['dropped'] != 0:
-            raise h.Failure('vnapi-fwd forwarded rx=%d tx=%d dropped=%d, expected %d' % (
-                final['rx'], final['tx'], final['dropped'], expected))
         # The peer ends at its SIGINT below (it lingers), with its RESULT's code as its exit
         # status; vnapi-fwd ended at its SIGINT above, exit 0.
         peer.d.expect_exit(res['code'])
@@ -332,6 +359,46 @@ def run(case, frontend, mode='hybrid', figures=None, packets=None, devargs=''):
         for prefix in (peer_prefix, fwd_prefix):
             shutil.rmtree(os.path.join('/var/run/dpdk', prefix), ignore_errors=True)
     return result
+
+
+def queue_sums(fwd, *keys):
+    """The sums over vnapi-fwd's QUEUE lines of @keys."""
+    qs = [parse_kv(ln) for ln in fwd.lines if ln.startswith('QUEUE ')]
+    if not qs:
+        raise h.Failure('vnapi-fwd printed no QUEUE line')
+    return [sum(q[k] for q in qs) for k in keys]
+
+
+def check_stall_held(res, fwd):
+    """stall: the back-pressure happened, and reached the peer."""
+    held, drops, blocked = queue_sums(fwd, 'tx_held', 'tx_hold_drops', 'tx_blocked_rounds')
+    print('# stall: vnapi-fwd held %d frames, skipped %d rounds, dropped %d held; the peer '
+          'was refused %d' % (held, blocked, drops, res['refused']))
+    if held == 0 or blocked == 0 or drops != 0 or res['refused'] == 0:
+        raise h.Failure('stall: tx_held=%d tx_blocked_rounds=%d tx_hold_drops=%d refused=%d: '
+                        'expected the tx queue to push back to the peer, nothing dropped'
+                        % (held, blocked, drops, res['refused']))
+
+
+def check_stall_loss(case, res, final, expected, fwd):
+    """stall_nohold, stall_long: frames lost, exactly those vnapi-fwd counted dropped."""
+    lost = res['lost']
+    others = [x for x in vp.exact(res) if not x.startswith('lost=')]
+    held, drops, unsent = queue_sums(fwd, 'tx_held', 'tx_hold_drops', 'tx_unsent')
+    print('# %s: lost %d, vnapi-fwd dropped %d (held %d, dropped held %d, unsent %d)' % (
+        case, lost, final['dropped'], held, drops, unsent))
+    if others:
+        raise h.Failure('%s: peer: %s' % (case, ', '.join(others)))
+    if lost == 0 or final['dropped'] != lost or final['rx'] != expected or \
+            final['tx'] != expected - lost or drops + unsent != lost:
+        raise h.Failure('%s: lost %d; vnapi-fwd rx=%d tx=%d dropped=%d (tx_hold_drops %d, '
+                        'tx_unsent %d), sent %d: expected lost = dropped > 0' % (
+                            case, lost, final['rx'], final['tx'], final['dropped'], drops,
+                            unsent, expected))
+    if case == 'stall_nohold' and held != 0:
+        raise h.Failure('stall_nohold: %d frames held with --tx-hold-ms 0' % held)
+    if case == 'stall_long' and drops == 0:
+        raise h.Failure('stall_long: no held frame dropped at the bound')
 
 
 def check_modes(mode, lat, fwd, result, strict=True):
