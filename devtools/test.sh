@@ -95,7 +95,7 @@ sanitized_tests=(
     race_vnapi_event_idx race_vnapi_packed_q1of2
     reconnect_client_vnapi reconnect_server_vnapi_packed reconnect_intr_vnapi_packed
     slow_handshake_vnapi ctrl_violation_vnapi tools_secondary l3fwd_mq_vnapi
-    napi_fwd_pairs_hybrid_vnapi napi_fwd_pairs_hybrid_vnapi_packed
+    napi_fwd_pairs_hybrid_vnapi napi_fwd_pairs_hybrid_vnapi_packed napi_fwd_stall_long_vnapi
 )
 # Under .ci/run (which sets VNAPI_CI_RUN=1) also the PCI code: one QEMU guest boot with the
 # sanitized driver in the guest (90 to 170 s, more than the README command's time budget on a
