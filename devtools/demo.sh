@@ -5,12 +5,14 @@
 # Demo: what vnapi is for. vnapi-fwd (lib/napi) forwards on a net_vnapi port
 # in poll, interrupt and hybrid mode, one after the other, each through the
 # same traffic from a net_vhost back end (app/vnapi-peer): idle, sparse
-# single frames ~1 ms apart, a burst at full rate, idle again. Prints per
+# single frames ~1 ms apart, a burst at full rate, idle again; then the
+# burst again in hybrid and poll mode (throughput compared over bursts run
+# poll, hybrid, hybrid, poll). Prints per
 # mode and phase the frames (exact counts, checked), Mpps, the forwarding
 # lcore's CPU %, wakeups/s, packets per wakeup, the sparse round trip
 # p50/p99 and net_vnapi's lost-wakeup counter (must be 0), one line of
 # conclusion computed from them, and writes a PNG of CPU % and packets per
-# wakeup over time. About 70 s (--quick: under 30 s). Every process is
+# wakeup over time. About 80 s (--quick: under 30 s). Every process is
 # ended by its PID; Ctrl-C leaves none behind. The work is in devtools/demo.py.
 #
 # On a fresh machine it first runs devtools/setup.sh and devtools/build.sh
