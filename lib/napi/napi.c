@@ -1285,38 +1285,68 @@ napi_queue_stats_read(const struct napi_entry *e, struct napi_queue_stats *s)
 		to[i] = NAPI_GET(from[i]);
 }
 
+/*
+ * The context's own counters: everything from tsc_hz on is a uint64_t that
+ * the polling thread stores with NAPI_ADD/NAPI_SET, or one it never writes
+ * (the sums below, 0 in ctx->st): one loop copies them all.
+ */
+#define NAPI_LSTATS_FIRST_U64 offsetof(struct napi_lcore_stats, tsc_hz)
+_Static_assert(NAPI_LSTATS_FIRST_U64 % sizeof(uint64_t) == 0 &&
+	       (sizeof(struct napi_lcore_stats) - NAPI_LSTATS_FIRST_U64) % sizeof(uint64_t) == 0,
+	       "napi_lcore_stats: the counters from tsc_hz on are not a run of uint64_t");
+
+/* The lcore counters that sum the entries' counters (or buckets) of the same name. */
+#define NAPI_SUM(f) { offsetof(struct napi_lcore_stats, f), \
+		      offsetof(struct napi_queue_stats, f), \
+		      RTE_SIZEOF_FIELD(struct napi_lcore_stats, f) / sizeof(uint64_t) }
+static const struct {
+	uint16_t lcore;
+	uint16_t queue;
+	uint16_t n;
+} napi_sums[] = {
+	NAPI_SUM(polls), NAPI_SUM(empty_polls), NAPI_SUM(packets), NAPI_SUM(arms),
+	NAPI_SUM(races), NAPI_SUM(wakeups), NAPI_SUM(spurious_wakeups), NAPI_SUM(wakeup_packets),
+	NAPI_SUM(arms_held), NAPI_SUM(window_grows), NAPI_SUM(window_shrinks),
+	NAPI_SUM(windows_caught), NAPI_SUM(windows_expired), NAPI_SUM(probes),
+	NAPI_SUM(probe_hits), NAPI_SUM(work_holds), NAPI_SUM(paced), NAPI_SUM(pace_tests),
+	NAPI_SUM(pace_slowed), NAPI_SUM(pace_voids), NAPI_SUM(pace_switches),
+	NAPI_SUM(tx_blocked_rounds), NAPI_SUM(arm_wake_hist), NAPI_SUM(wake_poll_hist),
+	NAPI_SUM(wake_arm_hist), NAPI_SUM(poll_gap_hist), NAPI_SUM(spin_hist),
+};
+
+static void
+napi_lcore_stats_add(struct napi_lcore_stats *lcore, const struct napi_queue_stats *s)
+{
+	unsigned int i, b;
+
+	for (i = 0; i < RTE_DIM(napi_sums); i++) {
+		uint64_t *to = (uint64_t *)((char *)lcore + napi_sums[i].lcore);
+		const uint64_t *from = (const uint64_t *)((const char *)s + napi_sums[i].queue);
+
+		for (b = 0; b < napi_sums[i].n; b++)
+			to[b] += from[b];
+	}
+}
+
 int
 napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 	       struct napi_queue_stats *queues, unsigned int nb_queues)
 {
-	unsigned int nb, i, b;
+	unsigned int nb, i;
 
 	if (ctx == NULL)
 		return -EINVAL;
 	/* Pairs with the release store in napi_queue_add. */
 	nb = __atomic_load_n(&ctx->nb, __ATOMIC_ACQUIRE);
 	if (lcore != NULL) {
-		memset(lcore, 0, sizeof(*lcore));
+		const uint64_t *from = (const uint64_t *)((const char *)&ctx->st +
+							  NAPI_LSTATS_FIRST_U64);
+		uint64_t *to = (uint64_t *)((char *)lcore + NAPI_LSTATS_FIRST_U64);
+
 		lcore->lcore_id = ctx->st.lcore_id;
 		lcore->nb_queues = nb;
-		lcore->tsc_hz = ctx->st.tsc_hz;
-		lcore->rounds = NAPI_GET(ctx->st.rounds);
-		lcore->sleeps = NAPI_GET(ctx->st.sleeps);
-		lcore->sleep_timeouts = NAPI_GET(ctx->st.sleep_timeouts);
-		lcore->sleep_interrupts = NAPI_GET(ctx->st.sleep_interrupts);
-		lcore->sleep_cycles = NAPI_GET(ctx->st.sleep_cycles);
-		lcore->busy_cycles = NAPI_GET(ctx->st.busy_cycles);
-		lcore->idle_cycles = NAPI_GET(ctx->st.idle_cycles);
-		lcore->tx_sent = NAPI_GET(ctx->st.tx_sent);
-		lcore->tx_retries = NAPI_GET(ctx->st.tx_retries);
-		lcore->tx_unsent = NAPI_GET(ctx->st.tx_unsent);
-		lcore->tx_held = NAPI_GET(ctx->st.tx_held);
-		lcore->tx_hold_drops = NAPI_GET(ctx->st.tx_hold_drops);
-		lcore->tx_reclaimed = NAPI_GET(ctx->st.tx_reclaimed);
-		lcore->defer_ns = ctx->st.defer_ns;
-		lcore->wake_cost_ns = ctx->st.wake_cost_ns;
-		lcore->paced_ns = ctx->st.paced_ns;
-		lcore->work_calls = NAPI_GET(ctx->st.work_calls);
+		for (i = 0; i < (sizeof(*lcore) - NAPI_LSTATS_FIRST_U64) / sizeof(uint64_t); i++)
+			to[i] = NAPI_GET(from[i]);
 	}
 	for (i = 0; i < nb; i++) {
 		struct napi_queue_stats s;
@@ -1324,37 +1354,8 @@ napi_stats_get(const struct napi_ctx *ctx, struct napi_lcore_stats *lcore,
 		napi_queue_stats_read(&ctx->q[i], &s);
 		if (queues != NULL && i < nb_queues)
 			queues[i] = s;
-		if (lcore == NULL)
-			continue;
-		lcore->polls += s.polls;
-		lcore->empty_polls += s.empty_polls;
-		lcore->packets += s.packets;
-		lcore->arms += s.arms;
-		lcore->races += s.races;
-		lcore->wakeups += s.wakeups;
-		lcore->spurious_wakeups += s.spurious_wakeups;
-		lcore->wakeup_packets += s.wakeup_packets;
-		lcore->arms_held += s.arms_held;
-		lcore->window_grows += s.window_grows;
-		lcore->window_shrinks += s.window_shrinks;
-		lcore->windows_caught += s.windows_caught;
-		lcore->windows_expired += s.windows_expired;
-		lcore->probes += s.probes;
-		lcore->probe_hits += s.probe_hits;
-		lcore->work_holds += s.work_holds;
-		lcore->paced += s.paced;
-		lcore->pace_tests += s.pace_tests;
-		lcore->pace_slowed += s.pace_slowed;
-		lcore->pace_voids += s.pace_voids;
-		lcore->pace_switches += s.pace_switches;
-		lcore->tx_blocked_rounds += s.tx_blocked_rounds;
-		for (b = 0; b < NAPI_HIST_BUCKETS; b++) {
-			lcore->arm_wake_hist[b] += s.arm_wake_hist[b];
-			lcore->wake_poll_hist[b] += s.wake_poll_hist[b];
-			lcore->wake_arm_hist[b] += s.wake_arm_hist[b];
-			lcore->poll_gap_hist[b] += s.poll_gap_hist[b];
-			lcore->spin_hist[b] += s.spin_hist[b];
-		}
+		if (lcore != NULL)
+			napi_lcore_stats_add(lcore, &s);
 	}
 	return (int)nb;
 }
