@@ -114,8 +114,8 @@ struct fwd_opts {
 	enum fwd_kind fwd;
 	enum napi_mode mode;
 	uint16_t budget;
-	/* defer_us, disable_on_race, sleep_timeout_ms, tx_retries: the
-	 * library's defaults (napi_ctx_conf_init) unless an option says. */
+	/* defer_us, disable_on_race, sleep_timeout_ms, tx_retries,
+	 * tx_hold_ms: the library's defaults unless an option says. */
 	struct napi_ctx_conf ctx;
 	uint32_t stats_s;
 	uint16_t nb_rxd;
@@ -123,13 +123,7 @@ struct fwd_opts {
 	uint32_t duration_s;
 };
 
-static struct fwd_opts opts = {
-	.fwd = FWD_IO,
-	.mode = NAPI_MODE_HYBRID,
-	.budget = NAPI_BUDGET_DEFAULT,
-	.nb_rxd = FWD_NB_RXD,
-	.nb_txd = FWD_NB_TXD,
-};
+static struct fwd_opts opts;
 
 static struct fwd_lcore fwd_lcores[FWD_MAX_LCORES];
 static unsigned int fwd_nb_lcores;
@@ -221,6 +215,19 @@ usage(const char *prog)
 		prog, NAPI_BUDGET_MAX, NAPI_BUDGET_DEFAULT, NAPI_DEFER_US_DEFAULT,
 		NAPI_DEFER_US_MAX, NAPI_TX_RETRIES_DEFAULT, NAPI_TX_HOLD_MS_DEFAULT,
 		NAPI_TX_HOLD_MS_MAX, FWD_NB_RXD, FWD_NB_TXD);
+}
+
+/* The defaults, the library's among them: what usage() says. */
+static void
+fwd_opts_init(struct fwd_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fwd = FWD_IO;
+	o->mode = NAPI_MODE_HYBRID;
+	o->budget = NAPI_BUDGET_DEFAULT;
+	o->nb_rxd = FWD_NB_RXD;
+	o->nb_txd = FWD_NB_TXD;
+	napi_ctx_conf_init(&o->ctx);
 }
 
 static int
@@ -821,6 +828,30 @@ fwd_ctl_stop_lcores(void)
 	sem_post(&fwd_wake);
 }
 
+enum fwd_step { FWD_STEP_STOP, FWD_STEP_MTU, FWD_STEP_START };
+static const char * const fwd_step_names[] = { "stop", "mtu", "start" };
+
+/* One step of a restart on every port; the first failure is kept (*ret, *failed). */
+static void
+fwd_ports_step(enum fwd_step step, uint16_t mtu, int *ret, const char **failed)
+{
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < fwd_nb_ports; i++) {
+		if (step == FWD_STEP_STOP)
+			r = rte_eth_dev_stop(fwd_ports[i]);
+		else if (step == FWD_STEP_MTU)
+			r = rte_eth_dev_set_mtu(fwd_ports[i], mtu);
+		else
+			r = rte_eth_dev_start(fwd_ports[i]);
+		if (r != 0 && *ret == 0) {
+			*ret = r;
+			*failed = fwd_step_names[step];
+		}
+	}
+}
+
 /*
  * Serve a control request: the main thread, with every lcore back from
  * napi_run() and signals blocked (the handler walks the contexts). The
@@ -836,7 +867,6 @@ fwd_ctl_serve(struct rte_mempool *pool)
 	const char *failed = NULL;
 	uint64_t t0, t1, t2, in_use;
 	uint16_t mtu, mtu_now = 0;
-	unsigned int i;
 	int ret = 0, r;
 
 	pthread_mutex_lock(&fwd_ctl.lock);
@@ -846,30 +876,13 @@ fwd_ctl_serve(struct rte_mempool *pool)
 	pthread_mutex_unlock(&fwd_ctl.lock);
 
 	t0 = mono_ns();
-	for (i = 0; i < fwd_nb_ports; i++) {
-		r = rte_eth_dev_stop(fwd_ports[i]);
-		if (r != 0 && ret == 0) {
-			ret = r;
-			failed = "stop";
-		}
-	}
+	fwd_ports_step(FWD_STEP_STOP, 0, &ret, &failed);
 	t1 = mono_ns();
 	in_use = rte_mempool_in_use_count(pool);
-	for (i = 0; i < fwd_nb_ports && mtu != 0; i++) {
-		r = rte_eth_dev_set_mtu(fwd_ports[i], mtu);
-		if (r != 0 && ret == 0) {
-			ret = r;
-			failed = "mtu";
-		}
-	}
+	if (mtu != 0)
+		fwd_ports_step(FWD_STEP_MTU, mtu, &ret, &failed);
 	t2 = mono_ns();
-	for (i = 0; i < fwd_nb_ports; i++) {
-		r = rte_eth_dev_start(fwd_ports[i]);
-		if (r != 0 && ret == 0) {
-			ret = r;
-			failed = "start";
-		}
-	}
+	fwd_ports_step(FWD_STEP_START, 0, &ret, &failed);
 	if (fwd_nb_ports > 0)
 		rte_eth_dev_get_mtu(fwd_ports[0], &mtu_now);
 	printf("CONTROL restart %" PRIu64 ": %s%s, mtu %u, %" PRIu64 " mbufs in use while stopped,"
@@ -978,83 +991,85 @@ fwd_ctl_register(void)
 
 /* ---- main --------------------------------------------------------------------- */
 
+/* Print lc's QUEUE, HIST and LCORE_TOTAL lines; returns its frames dropped held. */
+static uint64_t
+fwd_lcore_report(const struct fwd_lcore *lc)
+{
+	struct napi_queue_stats qs[FWD_MAX_ENTRIES];
+	struct napi_lcore_stats ls;
+	int nb, j;
+
+	nb = napi_stats_get(lc->ctx, &ls, qs, FWD_MAX_ENTRIES);
+	for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++)
+		printf("QUEUE lcore=%u port=%u queue=%u mode=%s polls=%" PRIu64
+		       " empty_polls=%" PRIu64 " packets=%" PRIu64 " arms=%" PRIu64
+		       " races=%" PRIu64 " arm_errors=%" PRIu64 " wakeups=%" PRIu64
+		       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
+		       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
+		       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64
+		       " tx_held=%" PRIu64 " tx_hold_drops=%" PRIu64
+		       " tx_blocked_rounds=%" PRIu64 " arms_held=%" PRIu64
+		       " window_us=%.2f window_grows=%" PRIu64
+		       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
+		       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
+		       " work_holds=%" PRIu64 " paced=%" PRIu64 " pace_tests=%" PRIu64
+		       " pace_slowed=%" PRIu64 " pace_voids=%" PRIu64
+		       " pace_switches=%" PRIu64 "\n",
+		       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
+		       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
+		       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
+		       qs[j].spurious_wakeups, qs[j].timeout_polls,
+		       ratio(qs[j].wakeup_packets, qs[j].wakeups),
+		       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
+		       qs[j].tx_reclaimed, qs[j].tx_held, qs[j].tx_hold_drops,
+		       qs[j].tx_blocked_rounds, qs[j].arms_held,
+		       (double)qs[j].window_ns / 1e3,
+		       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
+		       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits,
+		       qs[j].work_holds, qs[j].paced, qs[j].pace_tests, qs[j].pace_slowed,
+		       qs[j].pace_voids, qs[j].pace_switches);
+	for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
+		char h[5][NAPI_HIST_BUCKETS * 21];
+		const uint64_t *src[5] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
+					   qs[j].wake_arm_hist, qs[j].poll_gap_hist,
+					   qs[j].spin_hist };
+		unsigned int k, b;
+
+		for (k = 0; k < RTE_DIM(src); k++) {
+			int off = 0;
+
+			for (b = 0; b < NAPI_HIST_BUCKETS; b++)
+				off += snprintf(h[k] + off, sizeof(h[k]) - off, "%s%" PRIu64,
+						b ? "," : "", src[k][b]);
+		}
+		printf("HIST lcore=%u port=%u queue=%u arm_wake=%s wake_poll=%s"
+		       " wake_arm=%s poll_gap=%s spin=%s\n", lc->lcore, qs[j].port,
+		       qs[j].queue, h[0], h[1], h[2], h[3], h[4]);
+	}
+	printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
+	       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
+	       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f defer_us=%" PRIu64
+	       " arms_held=%" PRIu64 " work_calls=%" PRIu64 " work_holds=%" PRIu64 "\n",
+	       lc->lcore, ls.rounds, ls.sleeps, ratio(ls.sleep_cycles, ls.tsc_hz),
+	       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
+	       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups),
+	       ls.defer_ns / 1000, ls.arms_held, ls.work_calls, ls.work_holds);
+	return ls.tx_hold_drops;
+}
+
 static void
 fwd_final(void)
 {
 	uint64_t rx = 0, tx = 0, dropped = 0;
 	unsigned int i;
-	int j;
 
 	for (i = 0; i < fwd_nb_lcores; i++) {
-		struct fwd_lcore *lc = &fwd_lcores[i];
-		struct napi_queue_stats qs[FWD_MAX_ENTRIES];
-		struct napi_lcore_stats ls;
-		uint64_t hold_drops = lc->hold_drops;
-		int nb;
-
-		if (lc->ctx == NULL) {
-			rx += lc->rx;
-			tx += lc->tx - hold_drops;
-			dropped += lc->dropped + hold_drops;
-			continue;
-		}
-		nb = napi_stats_get(lc->ctx, &ls, qs, FWD_MAX_ENTRIES);
-		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++)
-			printf("QUEUE lcore=%u port=%u queue=%u mode=%s polls=%" PRIu64
-			       " empty_polls=%" PRIu64 " packets=%" PRIu64 " arms=%" PRIu64
-			       " races=%" PRIu64 " arm_errors=%" PRIu64 " wakeups=%" PRIu64
-			       " spurious=%" PRIu64 " timeout_polls=%" PRIu64
-			       " pkts_per_wakeup=%.2f tx_sent=%" PRIu64
-			       " tx_retries=%" PRIu64 " tx_unsent=%" PRIu64 " tx_reclaimed=%" PRIu64
-			       " tx_held=%" PRIu64 " tx_hold_drops=%" PRIu64
-			       " tx_blocked_rounds=%" PRIu64 " arms_held=%" PRIu64
-			       " window_us=%.2f window_grows=%" PRIu64
-			       " window_shrinks=%" PRIu64 " windows_caught=%" PRIu64
-			       " windows_expired=%" PRIu64 " probes=%" PRIu64 " probe_hits=%" PRIu64
-			       " work_holds=%" PRIu64 " paced=%" PRIu64 " pace_tests=%" PRIu64
-			       " pace_slowed=%" PRIu64 " pace_voids=%" PRIu64
-			       " pace_switches=%" PRIu64 "\n",
-			       lc->lcore, qs[j].port, qs[j].queue, napi_mode_name(qs[j].mode),
-			       qs[j].polls, qs[j].empty_polls, qs[j].packets, qs[j].arms,
-			       qs[j].races, qs[j].arm_errors, qs[j].wakeups,
-			       qs[j].spurious_wakeups, qs[j].timeout_polls,
-			       ratio(qs[j].wakeup_packets, qs[j].wakeups),
-			       qs[j].tx_sent, qs[j].tx_retries, qs[j].tx_unsent,
-			       qs[j].tx_reclaimed, qs[j].tx_held, qs[j].tx_hold_drops,
-			       qs[j].tx_blocked_rounds, qs[j].arms_held,
-			       (double)qs[j].window_ns / 1e3,
-			       qs[j].window_grows, qs[j].window_shrinks, qs[j].windows_caught,
-			       qs[j].windows_expired, qs[j].probes, qs[j].probe_hits,
-			       qs[j].work_holds, qs[j].paced, qs[j].pace_tests, qs[j].pace_slowed,
-			       qs[j].pace_voids, qs[j].pace_switches);
-		for (j = 0; j < nb && j < FWD_MAX_ENTRIES; j++) {
-			char h[5][NAPI_HIST_BUCKETS * 21];
-			const uint64_t *src[5] = { qs[j].arm_wake_hist, qs[j].wake_poll_hist,
-						   qs[j].wake_arm_hist, qs[j].poll_gap_hist,
-						   qs[j].spin_hist };
-			unsigned int k, b;
-
-			for (k = 0; k < RTE_DIM(src); k++) {
-				int off = 0;
-
-				for (b = 0; b < NAPI_HIST_BUCKETS; b++)
-					off += snprintf(h[k] + off, sizeof(h[k]) - off, "%s%" PRIu64,
-							b ? "," : "", src[k][b]);
-			}
-			printf("HIST lcore=%u port=%u queue=%u arm_wake=%s wake_poll=%s"
-			       " wake_arm=%s poll_gap=%s spin=%s\n", lc->lcore, qs[j].port,
-			       qs[j].queue, h[0], h[1], h[2], h[3], h[4]);
-		}
-		printf("LCORE_TOTAL lcore=%u rounds=%" PRIu64 " sleeps=%" PRIu64
-		       " sleep_s=%.3f busy_s=%.3f idle_poll_s=%.3f wakeups=%" PRIu64
-		       " spurious=%" PRIu64 " pkts_per_wakeup=%.2f defer_us=%" PRIu64
-		       " arms_held=%" PRIu64 " work_calls=%" PRIu64 " work_holds=%" PRIu64 "\n",
-		       lc->lcore, ls.rounds, ls.sleeps, ratio(ls.sleep_cycles, ls.tsc_hz),
-		       ratio(ls.busy_cycles, ls.tsc_hz), ratio(ls.idle_cycles, ls.tsc_hz),
-		       ls.wakeups, ls.spurious_wakeups, ratio(ls.wakeup_packets, ls.wakeups),
-		       ls.defer_ns / 1000, ls.arms_held, ls.work_calls, ls.work_holds);
+		const struct fwd_lcore *lc = &fwd_lcores[i];
 		/* Taken by napi_tx (counted sent), then dropped held. */
-		hold_drops += ls.tx_hold_drops;
+		uint64_t hold_drops = lc->hold_drops;
+
+		if (lc->ctx != NULL)
+			hold_drops += fwd_lcore_report(lc);
 		rx += lc->rx;
 		tx += lc->tx - hold_drops;
 		dropped += lc->dropped + hold_drops;
@@ -1129,7 +1144,7 @@ main(int argc, char **argv)
 	/* EAL's threads (and every lcore) inherit the blocked set: the signals
 	 * reach the main thread only, whose sleep they interrupt. */
 	fwd_block_signals(SIG_BLOCK);
-	napi_ctx_conf_init(&opts.ctx);
+	fwd_opts_init(&opts);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
