@@ -14,19 +14,30 @@
  *   len_under_header      used len = header size - 1
  *   len_zero              used len = 0
  *   used_idx_jump         (split) used idx moved ring size + 1 past ours
- *   mrg_num_buffers_0     (mergeable) num_buffers 0
- *   mrg_num_buffers_ring  (mergeable) num_buffers = ring size + 1
+ *   mrg_num_buffers_0     (mergeable) num_buffers 0 in a buffer the
+ *                         device filled
+ *   mrg_num_buffers_ring  (mergeable) num_buffers = ring size + 1, the
+ *                         buffer filled
  *   mrg_ends_early        (mergeable) num_buffers 3, two buffers used, the
  *                         used ring ends there (more packets only later)
- *   mrg_beyond_used       (mergeable) num_buffers 40, one buffer used
+ *   mrg_beyond_used       (mergeable) num_buffers 40, one buffer used, filled
  *   mrg_cont_len_over     (mergeable) a packet's second buffer with a used
  *                         len one byte beyond it
+ *
+ * and one that is not a fault for the driver to see:
+ *
+ *   mrg_short_says_more   (mergeable) num_buffers 2 in a 64-byte frame's
+ *                         buffer: only a buffer the device filled can be
+ *                         followed by more of its packet (virtio 1.2,
+ *                         5.1.6.4.1), so the driver takes the frame whole
+ *                         without reading the header, and every frame after
+ *                         it; the queue stays up
  *
  * Each case, on a freshly started port: the device completes 3 good frames
  * (the driver must deliver exactly those), then in one publication 2 good
  * frames, the fault and 3 good frames (with mrg_ends_early and
  * mrg_beyond_used the 3 come in a later publication, after the driver has
- * looked). Then, exactly: the 2 frames before the fault delivered, byte for
+ * looked). Then, exactly (for a fault): the 2 frames before the fault delivered, byte for
  * byte, and nothing after it (used_idx_jump: nothing of that publication,
  * the index itself is the fault); the queue broken: rx_q0_bad_used 1 for a
  * fault lib/virtq catches, rx_q0_errors 1 for one the driver's header
@@ -71,6 +82,7 @@
 #define HR_FRAME_LEN     200
 #define HR_BIG_LEN       5000  /* three 2 KB buffers with mergeable buffers */
 #define HR_BIG_BUFS      3
+#define HR_FULL_LEN      2048  /* fills one 2 KB buffer after the header */
 #define HR_EMPTY_BURSTS  50    /* consecutive empty bursts that end a phase */
 #define HR_MORE_BURSTS   100
 #define HR_BROKEN_LINE   "rx queue 0 broken by the back end"
@@ -87,12 +99,14 @@ enum hr_fault {
 	HR_MRG_ENDS_EARLY,
 	HR_MRG_BEYOND_USED,
 	HR_MRG_CONT_LEN_OVER,
+	HR_MRG_SHORT_SAYS_MORE,
 };
 
 /* Who must catch it: lib/virtq (bad_used) or the driver's header checks (errors). */
 enum hr_catcher {
 	HR_VIRTQ,
 	HR_DRIVER,
+	HR_NOBODY,    /* not a fault: every frame delivered, the queue up */
 };
 
 struct hr_case {
@@ -123,6 +137,7 @@ static const struct hr_case hr_cases[] = {
 	  "used ring ends inside a packet" },
 	{ "mrg_cont_len_over", HR_MRG_CONT_LEN_OVER, HR_VIRTQ, true, false,
 	  "used len exceeds the writable length" },
+	{ "mrg_short_says_more", HR_MRG_SHORT_SAYS_MORE, HR_NOBODY, true, false, NULL },
 };
 
 /* How a case is run: the rx path and the burst size. */
@@ -239,22 +254,25 @@ hr_fault(struct loop_dev *ld, const struct hr_case *c, uint16_t last_id)
 		ret = fake_dev_inject_used_jump(d);
 		break;
 	case HR_MRG_NUM_BUFFERS_0:
-		ret = loop_dev_rx_fill(ld, frame, 64, 1, 0, NULL, NULL);
+		ret = loop_dev_rx_fill(ld, frame, HR_FULL_LEN, 1, 0, NULL, NULL);
 		break;
 	case HR_MRG_NUM_BUFFERS_RING:
-		ret = loop_dev_rx_fill(ld, frame, 64, 1, HR_RING + 1, NULL, NULL);
+		ret = loop_dev_rx_fill(ld, frame, HR_FULL_LEN, 1, HR_RING + 1, NULL, NULL);
 		break;
 	case HR_MRG_ENDS_EARLY:
 		/* A frame in two buffers that says it has three. */
 		ret = loop_dev_rx_fill(ld, frame, 3000, 2, 3, NULL, NULL);
 		break;
 	case HR_MRG_BEYOND_USED:
-		ret = loop_dev_rx_fill(ld, frame, 64, 1, 40, NULL, NULL);
+		ret = loop_dev_rx_fill(ld, frame, HR_FULL_LEN, 1, 40, NULL, NULL);
 		break;
 	case HR_MRG_CONT_LEN_OVER:
 		lens[0] = 2048u + hdr;
 		lens[1] = LOOP_LEN_OVER;
 		ret = loop_dev_rx_fill(ld, frame, 3000, 2, 2, lens, NULL);
+		break;
+	case HR_MRG_SHORT_SAYS_MORE:
+		ret = loop_dev_rx_fill(ld, frame, 64, 1, 2, NULL, NULL);
 		break;
 	}
 	if (ret != 0)
@@ -363,6 +381,7 @@ hr_run(struct loop_dev *ld, struct rte_mempool *mp, const struct hr_case *c,
 	unsigned int next = 0, lines, lsc, i;
 	bool late = c->fault == HR_MRG_ENDS_EARLY || c->fault == HR_MRG_BEYOND_USED;
 	bool idx_fault = c->fault == HR_USED_IDX_JUMP;
+	bool fault = c->by != HR_NOBODY;
 	unsigned int got1, got2, got3 = 0, bad = 0, more = 0, in_use0;
 	uint16_t last_id = 0;
 	uint32_t seq = 0;
@@ -397,8 +416,12 @@ hr_run(struct loop_dev *ld, struct rte_mempool *mp, const struct hr_case *c,
 			goto fail;
 	if (hr_fault(ld, c, last_id) != 0)
 		goto fail;
+	if (!fault) {
+		e.seq[e.n] = 0xbad;     /* hr_fault()'s frame */
+		e.len[e.n++] = 64;
+	}
 	for (i = 0; !late && i < HR_GOOD_AFTER; i++)
-		if (hr_good(ld, seq++, false, NULL, NULL) != 0)
+		if (hr_good(ld, seq++, false, fault ? NULL : &e, NULL) != 0)
 			goto fail;
 	fake_dev_flush(loop_dev_rx(ld));
 	got2 = hr_drain(port, ps->burst, &e, &next, &bad);
@@ -414,9 +437,11 @@ hr_run(struct loop_dev *ld, struct rte_mempool *mp, const struct hr_case *c,
 
 	/* The link goes down with one LSC event; nothing more comes. */
 	/* Waits with a deadline (the report goes through an EAL alarm); the
-	 * state is judged below. */
-	peer_link_wait(port, false, 5.0, NULL, NULL, NULL);
-	hr_wait_lsc(1, 5.0);
+	 * state is judged below. Not a fault: the link stays as it is. */
+	if (fault) {
+		peer_link_wait(port, false, 5.0, NULL, NULL, NULL);
+		hr_wait_lsc(1, 5.0);
+	}
 	for (i = 0; i < HR_MORE_BURSTS; i++) {
 		struct rte_mbuf *pkts[32];
 		uint16_t n = rte_eth_rx_burst(port, 0, pkts, ps->burst);
@@ -433,17 +458,20 @@ hr_run(struct loop_dev *ld, struct rte_mempool *mp, const struct hr_case *c,
 	lines = hr_log_count(log, HR_BROKEN_LINE);
 	peer_tap(got1 == HR_GOOD_FIRST && got2 == e.n - HR_GOOD_FIRST && got3 == 0 && more == 0 &&
 		 bad == 0,
-		 "%s, %s (%s): delivered %u then %u then %u, %u more, %u not the frame expected (want %u, %u, 0, 0, 0: the frames before the fault, nothing past it)",
+		 "%s, %s (%s): delivered %u then %u then %u, %u more, %u not the frame expected (want %u, %u, 0, 0, 0: %s)",
 		 c->name, ps->name, mode.info, got1, got2, got3, more, bad, HR_GOOD_FIRST,
-		 e.n - HR_GOOD_FIRST);
+		 e.n - HR_GOOD_FIRST,
+		 fault ? "the frames before the fault, nothing past it" : "every frame");
 	peer_tap(bad_used == (c->by == HR_VIRTQ) && errors == (c->by == HR_DRIVER),
 		 "%s, %s: rx_q0_bad_used %" PRIu64 ", rx_q0_errors %" PRIu64 " (want %d, %d)",
 		 c->name, ps->name, bad_used, errors, c->by == HR_VIRTQ, c->by == HR_DRIVER);
-	peer_tap(link.link_status == RTE_ETH_LINK_DOWN && lsc == 1 && lines == 1 &&
+	peer_tap(link.link_status == (fault ? RTE_ETH_LINK_DOWN : RTE_ETH_LINK_UP) &&
+		 lsc == fault && lines == fault &&
 		 (c->reason == NULL || hr_log_count(log, c->reason) == 1),
-		 "%s, %s: link %s, %u LSC events, the broken queue logged %u times%s%s (want down, 1, 1)",
+		 "%s, %s: link %s, %u LSC events, the broken queue logged %u times%s%s (want %s)",
 		 c->name, ps->name, link.link_status ? "up" : "down", lsc, lines,
-		 c->reason != NULL ? ", naming: " : "", c->reason != NULL ? c->reason : "");
+		 c->reason != NULL ? ", naming: " : "", c->reason != NULL ? c->reason : "",
+		 fault ? "down, 1, 1" : "up, 0, 0");
 	rte_openlog_stream(NULL);
 	fclose(log);
 	if (rte_eth_dev_stop(port) != 0)

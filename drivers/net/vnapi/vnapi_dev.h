@@ -153,6 +153,13 @@ struct vnapi_rxq {
 	/** The ring's size (virtq_params(vq)->num), kept here for the
 	 * per-packet bounds checks of the bursts. */
 	uint16_t nb_desc;
+	/** The writable length of every buffer posted (the pool's data room
+	 * less the headroom, plus the header). With mergeable buffers only a
+	 * buffer used to this length can be followed by more of its packet:
+	 * the device fills all buffers of a packet but the last (virtio 1.2,
+	 * 5.1.6.4.1), so a shorter first buffer is a whole packet and its
+	 * header's num_buffers is not read. */
+	uint32_t buf_wlen;
 	/* A mergeable packet whose buffers span bursts. */
 	struct rte_mbuf *mrg_head;
 	struct rte_mbuf *mrg_tail;

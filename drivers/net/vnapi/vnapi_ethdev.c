@@ -303,6 +303,9 @@ vnapi_dev_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	rxq->queue_id = qid;
 	rxq->vring = 2 * qid;
 	rxq->hdr_size = hw->hdr_size;
+	/* rte_pktmbuf_init and the pinned-buffer init give every mbuf of a
+	 * pool buf_len = its data room: the length each refill posts. */
+	rxq->buf_wlen = (uint32_t)data_room - RTE_PKTMBUF_HEADROOM + hw->hdr_size;
 	rxq->nb_desc = vp.num;
 	rxq->parse_ptype = hw->parse_ptype;
 	rxq->rearm = vnapi_rx_rearm_word(rxq->port_id);

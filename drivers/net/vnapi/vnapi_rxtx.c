@@ -505,7 +505,8 @@ vnapi_rx_whole(struct vnapi_rxq *rxq, struct rte_mbuf *m, uint32_t len,
 /*
  * The @p n used buffers to packets. One buffer per packet (@p mrg false:
  * mrg_rxbuf off), or mergeable rx buffers: the first buffer's header says
- * how many buffers the packet spans; the others carry data only. A packet
+ * how many buffers the packet spans when the device filled that buffer
+ * (else the packet is that buffer); the others carry data only. A packet
  * may span bursts: the chain under construction stays in the queue.
  */
 static __rte_always_inline uint16_t
@@ -528,9 +529,15 @@ vnapi_rx_bufs(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint1
 					     "rx used len shorter than the virtio-net header");
 				break;
 			}
-			hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
-					     rxq->hdr_size);
-			nbufs = mrg ? hdr->num_buffers : 1;
+			/* Only a buffer the device filled can be followed by
+			 * more of its packet (rxq->buf_wlen): the header of any
+			 * other is not read, nor its line waited for. */
+			nbufs = 1;
+			if (mrg && len == rxq->buf_wlen) {
+				hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
+						     rxq->hdr_size);
+				nbufs = hdr->num_buffers;
+			}
 			if (likely(nbufs == 1)) {
 				vnapi_rx_whole(rxq, m, len, rx_pkts, &nb_rx, bytes);
 				continue;
@@ -579,7 +586,12 @@ vnapi_rx_body(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts
 
 	n = vnapi_vq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX),
 			      ring);
-	/* The headers the device wrote: one cache line each, fetch them ahead. */
+	/*
+	 * With mergeable buffers the device wrote num_buffers into each
+	 * header line: fetched ahead, nobody waits for it here (the burst
+	 * reads a header only from a buffer the device filled), but a tx
+	 * burst that sends the mbuf back (io forwarding) clears it.
+	 */
 	if (mrg)
 		for (i = 0; i < n; i++)
 			rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +

@@ -13,16 +13,17 @@
  * line (data_off, refcnt, nb_segs and port as one word, ol_flags,
  * packet_type, pkt_len, data_len, vlan_tci); here they, and hash, are one
  * 32-byte store: a template with the length blended into pkt_len and
- * data_len. The four lengths are checked together (each at least a
- * header); with mergeable buffers the four headers must each say
- * num_buffers 1. A group that fails either check, and the last buffers of a
- * burst (fewer than four), are left to the scalar code, which handles
- * errors and multi-buffer packets: this function only takes a prefix.
+ * data_len. The four lengths are checked together: each at least a header
+ * and, with mergeable buffers, each short of the buffer's writable length
+ * (a buffer the device did not fill is a whole packet, so no header is
+ * read: see vnapi_rxq.buf_wlen). A group that fails the check, and the
+ * last buffers of a burst (fewer than four), are left to the scalar code,
+ * which handles errors and multi-buffer packets: this function only takes
+ * a prefix.
  */
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <immintrin.h>
 
@@ -30,7 +31,6 @@
 #include <rte_mbuf.h>
 
 #include "vnapi_dev.h"
-#include "vnapi_net_hdr.h"
 #include "vnapi_rxtx_avx2.h"
 
 /* The 32 bytes from rearm_data, in the order the template's lanes assume. */
@@ -62,6 +62,7 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 	const __m256i tmpl = _mm256_set_epi64x(0, 0, (long long)rxq->ol_flags,
 					       (long long)rxq->rearm);
 	const __m128i hdr = _mm_set1_epi32(hdr_size);
+	const __m128i full = _mm_set1_epi32((int)rxq->buf_wlen);
 	uint64_t sum = 0;
 	uint16_t i;
 
@@ -70,23 +71,14 @@ vnapi_rx_vec_avx2(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, u
 	for (i = 0; i + 4 <= n; i += 4) {
 		struct rte_mbuf **m = (struct rte_mbuf **)&cookies[i];
 		__m128i l = _mm_loadu_si128((const __m128i *)(const void *)&lens[i]);
-		__m128i d;
+		__m128i d, bad;
 
 		/* lens <= the buffer's writable length < 2^31: signed compare */
-		if (_mm_movemask_epi8(_mm_cmpgt_epi32(hdr, l)) != 0)
+		bad = _mm_cmpgt_epi32(hdr, l);
+		if (mrg)
+			bad = _mm_or_si128(bad, _mm_cmpeq_epi32(l, full));
+		if (_mm_movemask_epi8(bad) != 0)
 			break;
-		if (mrg) {
-			const size_t off = RTE_PKTMBUF_HEADROOM - hdr_size +
-					   offsetof(struct vnapi_net_hdr, num_buffers);
-			uint16_t nb0, nb1, nb2, nb3;
-
-			memcpy(&nb0, (char *)m[0]->buf_addr + off, sizeof(nb0));
-			memcpy(&nb1, (char *)m[1]->buf_addr + off, sizeof(nb1));
-			memcpy(&nb2, (char *)m[2]->buf_addr + off, sizeof(nb2));
-			memcpy(&nb3, (char *)m[3]->buf_addr + off, sizeof(nb3));
-			if (((nb0 ^ 1) | (nb1 ^ 1) | (nb2 ^ 1) | (nb3 ^ 1)) != 0)
-				break;
-		}
 		d = _mm_sub_epi32(l, hdr);
 		vnapi_rx_store_avx2(m[0], tmpl, _mm256_broadcastd_epi32(d));
 		vnapi_rx_store_avx2(m[1], tmpl,
