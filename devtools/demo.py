@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
-"""What vnapi is for, in about 90 seconds: a port that polls at full speed under load, sleeps on
+"""What vnapi is for, in about 80 seconds: a port that polls at full speed under load, sleeps on
 interrupts when traffic stops, and never loses a wakeup.
 
 vnapi-fwd (app/vnapi-fwd, on lib/napi; --fwd io, one lcore on CPU 1) forwards on a net_vnapi port
