@@ -531,7 +531,7 @@ vnapi_rx_bufs(struct vnapi_rxq *rxq, void **cookies, const uint32_t *lens, uint1
 			}
 			/* Only a buffer the device filled can be followed by
 			 * more of its packet (rxq->buf_wlen): the header of any
-			 * other is not read, nor its line waited for. */
+			 * other is not read, its line stays with the device. */
 			nbufs = 1;
 			if (mrg && len == rxq->buf_wlen) {
 				hdr = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM -
@@ -581,21 +581,11 @@ vnapi_rx_body(struct vnapi_rxq *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts
 {
 	void *cookies[VNAPI_BURST_MAX];
 	uint32_t lens[VNAPI_BURST_MAX];
-	uint16_t n, nb_rx, i, done = 0;
+	uint16_t n, nb_rx, done = 0;
 	uint64_t bytes = 0;
 
 	n = vnapi_vq_get_used(rxq->vq, cookies, lens, RTE_MIN(nb_pkts, (uint16_t)VNAPI_BURST_MAX),
 			      ring);
-	/*
-	 * With mergeable buffers the device wrote num_buffers into each
-	 * header line: fetched ahead, nobody waits for it here (the burst
-	 * reads a header only from a buffer the device filled), but a tx
-	 * burst that sends the mbuf back (io forwarding) clears it.
-	 */
-	if (mrg)
-		for (i = 0; i < n; i++)
-			rte_prefetch0((char *)((struct rte_mbuf *)cookies[i])->buf_addr +
-				      RTE_PKTMBUF_HEADROOM - rxq->hdr_size);
 #ifdef VNAPI_RX_AVX2
 	if (vec)
 		done = vnapi_rx_vec_avx2(rxq, cookies, lens, n, rx_pkts, &bytes, mrg);
