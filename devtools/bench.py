@@ -694,7 +694,7 @@ def matrix_main():
 
     if any(x['fe'] == 'vnapi' for c, cons, n in plan for x in cons):
         plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-            os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
+            runs.built_plugin(args.build)
         if not os.path.exists(plugin):
             ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
         os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
@@ -1044,7 +1044,7 @@ def paired_main():
                                                       else ''))
         return 0
     plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-        os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
+        runs.built_plugin(args.build)
     if not os.path.exists(plugin):
         ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
     os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
@@ -1323,7 +1323,7 @@ def main():
                          'vnapi_prev')
     if 'vnapi' in frontends:
         plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-            os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
+            runs.built_plugin(args.build)
         if not os.path.exists(plugin):
             ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
         os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)

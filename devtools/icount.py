@@ -49,6 +49,7 @@ from vnapitools import harness as h
 from vnapitools import icount as ic
 from vnapitools import perfdoc
 from vnapitools import procfs
+from vnapitools import runs
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(TOP, 'tests', 'icount', 'baseline.json')
@@ -431,7 +432,7 @@ def main():
         print('icount: needs root (EAL, /run/vnapi)', file=sys.stderr)
         return 2
     h.install_guards()
-    src = args.plugin or os.path.join(args.build, 'drivers', 'librte_net_vnapi.so')
+    src = args.plugin or runs.built_plugin(args.build)
     plugin = h.prepare_plugin(src)
     cmd = ('devtools/icount.py ' + ' '.join(shlex.quote(a) for a in sys.argv[1:])).strip()
     meta = {

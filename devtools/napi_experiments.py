@@ -76,6 +76,7 @@ import time
 from vnapitools import harness as h  # process handling, plugin copy
 from vnapitools import peer as vp
 from vnapitools import perfdoc  # noqa: E402
+from vnapitools import runs  # noqa: E402
 from vnapitools.harness import telemetry  # noqa: E402
 from vnapitools.procfs import system_busy  # noqa: E402
 
@@ -258,6 +259,10 @@ class Env:
         self.commands = {}   # mode/config -> [peer argv, forwarder argv] (first run of each)
 
     def prepare(self):
+        # Build what runs first: the results are stamped with the tree, not with the build.
+        self.plugin_src = runs.built_plugin(self.build, *(os.path.relpath(p, self.build)
+                                                          for p in (self.peer, self.fwd,
+                                                                    self.l3fwd)))
         for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src):
             if not os.path.exists(p):
                 raise SystemExit('missing %s (build failed?)' % p)

@@ -17,15 +17,31 @@ import sys
 from . import peer as vp
 
 
+def built_plugin(build, *targets):
+    """Build the plugin (and @targets) in @build and return the plugin's path: a benchmark
+    measures the tree it stamps, never a plugin left over from an older edit (only these
+    targets: other parts of a shared tree may be mid-edit)."""
+    def found():
+        return sorted((p for p in glob.glob(os.path.join(build, 'drivers',
+                                                         'librte_net_vnapi.so*'))
+                       if not p.endswith('.p')), key=len)
+    plugin = found()
+    # No plugin yet: build everything (the target's versioned name is not known before).
+    wanted = list(targets) + [os.path.relpath(p, build) for p in plugin[-1:]] if plugin else []
+    subprocess.run(['ninja', '-C', build] + wanted, check=True, stdout=subprocess.DEVNULL)
+    plugin = found()
+    if not plugin:
+        sys.exit('%s/drivers/librte_net_vnapi.so not found: is %s a configured build of '
+                 'this tree?' % (build, build))
+    return plugin[0]
+
+
 def build_env(build):
-    """Build what the runs need in @build (only that: other parts of a shared tree may be
-    mid-edit) and export the paths meson gives the tests: the plugin, vnapi-peer, vnapi-fwd,
-    l3fwd-power and EAL's plugin directory (where net_vhost is)."""
-    plugin = sorted((p for p in glob.glob(os.path.join(build, 'drivers', 'librte_net_vnapi.so*'))
-                     if not p.endswith('.p')), key=len)
-    targets = ['app/vnapi-peer/vnapi-peer', 'tests/l3fwd/l3fwd-power', 'app/vnapi-fwd/vnapi-fwd']
-    targets += [os.path.relpath(p, build) for p in plugin[-1:]]
-    subprocess.run(['ninja', '-C', build] + targets, check=True, stdout=subprocess.DEVNULL)
+    """Build what the runs need in @build (built_plugin) and export the paths meson gives the
+    tests: the plugin, vnapi-peer, vnapi-fwd, l3fwd-power and EAL's plugin directory (where
+    net_vhost is)."""
+    plugin = built_plugin(build, 'app/vnapi-peer/vnapi-peer', 'tests/l3fwd/l3fwd-power',
+                          'app/vnapi-fwd/vnapi-fwd')
     cflags = subprocess.run(['pkg-config', '--cflags', 'libdpdk'], stdout=subprocess.PIPE,
                             text=True, check=True).stdout.split()
     defines = subprocess.run(['cc', '-E', '-dM', '-include', 'rte_build_config.h', '-x', 'c',
@@ -34,7 +50,7 @@ def build_env(build):
     pmd_dir = next((ln.split()[2].strip('"') for ln in defines.splitlines()
                     if ln.startswith('#define RTE_EAL_PMD_PATH ')), '')
     paths = {
-        'VNAPI_PLUGIN': plugin[0] if plugin else '',
+        'VNAPI_PLUGIN': plugin,
         'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
         'VNAPI_PEER': vp.build_binary(build),
         'VNAPI_FWD': os.path.join(build, 'app', 'vnapi-fwd', 'vnapi-fwd'),
