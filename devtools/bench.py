@@ -537,6 +537,7 @@ def cpu_flags():
 # ---- --prev-plugin, --against ----
 
 BUILD_REV_TIMEOUT = 900.0                # devtools/build-rev.sh REV, seconds
+PLUGIN_HELP = 'plugin to load (default: $VNAPI_PLUGIN, else the one --build builds first)'
 
 
 def git(*args):
@@ -601,7 +602,7 @@ def matrix_main():
                     help='vnapi_prev = net_vnapi of commit REV, built by devtools/build-rev.sh '
                     'REV (into /var/tmp/vnapi-rev/<hash>, reused)')
     ap.add_argument('--build', default=os.path.join(TOP, 'build'))
-    ap.add_argument('--plugin')
+    ap.add_argument('--plugin', help=PLUGIN_HELP)
     ap.add_argument('--runs', type=int, default=5, help='runs per driver in core cells (5)')
     ap.add_argument('--secondary-runs', type=int, default=3,
                     help='runs per driver in secondary cells (3)')
@@ -693,11 +694,7 @@ def matrix_main():
         return 0
 
     if any(x['fe'] == 'vnapi' for c, cons, n in plan for x in cons):
-        plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-            runs.built_plugin(args.build)
-        if not os.path.exists(plugin):
-            ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
-        os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
+        runs.plugin(args.build, args.plugin)
     if args.against:
         print('building %s: devtools/build-rev.sh %s (at most %.0f s) ...'
               % (against[0][:12], against[0], BUILD_REV_TIMEOUT), flush=True)
@@ -986,7 +983,7 @@ def paired_main():
     ap.add_argument('--against', metavar='REV',
                     help='B = net_vnapi of commit REV (devtools/build-rev.sh REV)')
     ap.add_argument('--build', default=os.path.join(TOP, 'build'))
-    ap.add_argument('--plugin')
+    ap.add_argument('--plugin', help=PLUGIN_HELP)
     ap.add_argument('--cells', help='cell ids or patterns among the six 64 B core cells')
     ap.add_argument('--pairs', type=int, default=P_PAIRS,
                     help='pairs per cell (default %d; fewer is a smoke run, not a result)'
@@ -1043,11 +1040,7 @@ def paired_main():
                                                       ' ' + ' '.join(b['eal']) if b['eal']
                                                       else ''))
         return 0
-    plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-        runs.built_plugin(args.build)
-    if not os.path.exists(plugin):
-        ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
-    os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
+    plugin = runs.plugin(args.build, args.plugin)
     against = None
     if args.against:
         against = commit_of(args.against)
@@ -1280,8 +1273,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build', default=os.path.join(TOP, 'build'),
                     help='build directory holding drivers/librte_net_vnapi.so (default: build)')
-    ap.add_argument('--plugin', help='plugin path (default: $VNAPI_PLUGIN or '
-                    '<build>/drivers/librte_net_vnapi.so)')
+    ap.add_argument('--plugin', help=PLUGIN_HELP)
     ap.add_argument('--runs', type=int, default=5, help='runs per driver per cell (default 5)')
     ap.add_argument('--seconds', type=float, default=8.0, help='seconds per run (default 8)')
     ap.add_argument('--warmup', type=float, default=2.0, help='seconds discarded (default 2)')
@@ -1322,11 +1314,7 @@ def main():
         frontends.insert(frontends.index('vnapi') + 1 if 'vnapi' in frontends else 0,
                          'vnapi_prev')
     if 'vnapi' in frontends:
-        plugin = args.plugin or os.environ.get('VNAPI_PLUGIN') or \
-            runs.built_plugin(args.build)
-        if not os.path.exists(plugin):
-            ap.error('plugin %s not found (build first or pass --plugin)' % plugin)
-        os.environ['VNAPI_PLUGIN'] = os.path.abspath(plugin)
+        runs.plugin(args.build, args.plugin)
     sizes = [int(x) for x in args.sizes.split(',')]
 
     h.install_guards()

@@ -381,7 +381,8 @@ def main():
                                  epilog=__doc__.split('\n\n', 1)[1])
     ap.add_argument('--build', default=os.path.join(TOP, 'build'),
                     help='build directory (its drivers/librte_net_vnapi.so)')
-    ap.add_argument('--plugin', help='a plugin to count instead of the build\'s')
+    ap.add_argument('--plugin', help='a plugin to count (default: $VNAPI_PLUGIN, '
+                    'else the one --build builds first)')
     ap.add_argument('--cells', help='comma-separated cell ids or patterns (default: all 8)')
     ap.add_argument('--frontends', default='vnapi,virtio_user')
     ap.add_argument('--runs', type=int, default=1, help='runs per cell and front end')
@@ -432,7 +433,7 @@ def main():
         print('icount: needs root (EAL, /run/vnapi)', file=sys.stderr)
         return 2
     h.install_guards()
-    src = args.plugin or runs.built_plugin(args.build)
+    src = runs.plugin(args.build, args.plugin)
     plugin = h.prepare_plugin(src)
     cmd = ('devtools/icount.py ' + ' '.join(shlex.quote(a) for a in sys.argv[1:])).strip()
     meta = {

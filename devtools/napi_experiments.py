@@ -252,7 +252,6 @@ class Env:
         self.peer = vp.build_binary(self.build)
         self.fwd = os.path.join(self.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
         self.l3fwd = os.path.join(self.build, 'tests', 'l3fwd', 'l3fwd-power')
-        self.plugin_src = os.path.join(self.build, 'drivers', 'librte_net_vnapi.so')
         self.verbose = args.verbose
         self.plugin = None
         self.workdir = None
@@ -260,13 +259,12 @@ class Env:
 
     def prepare(self):
         # Build what runs first: the results are stamped with the tree, not with the build.
-        self.plugin_src = runs.built_plugin(self.build, *(os.path.relpath(p, self.build)
-                                                          for p in (self.peer, self.fwd,
-                                                                    self.l3fwd)))
-        for p in (self.peer, self.fwd, self.l3fwd, self.plugin_src):
+        src = runs.plugin(self.build, None, *(os.path.relpath(p, self.build)
+                                              for p in (self.peer, self.fwd, self.l3fwd)))
+        for p in (self.peer, self.fwd, self.l3fwd):
             if not os.path.exists(p):
                 raise SystemExit('missing %s (build failed?)' % p)
-        self.plugin = h.prepare_plugin(self.plugin_src)
+        self.plugin = h.prepare_plugin(src)
         self.workdir = h.Workdir('exp')
 
     def close(self):

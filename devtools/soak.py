@@ -64,6 +64,7 @@ import time
 
 from vnapitools import harness as h  # noqa: E402
 from vnapitools import perfdoc  # noqa: E402
+from vnapitools import runs  # noqa: E402
 
 RESTART_EVERY_S = 20
 PORT_EVERY_S = 30
@@ -528,7 +529,8 @@ def main():
     ap.add_argument('--build', default=os.path.join(top, 'build'),
                     help='build directory (vnapi-fwd and the plugin); default build/')
     ap.add_argument('--fwd', help='vnapi-fwd binary (default: $VNAPI_FWD or BUILD/app/...)')
-    ap.add_argument('--plugin', help='librte_net_vnapi.so (default: $VNAPI_PLUGIN or BUILD/...)')
+    ap.add_argument('--plugin', help='librte_net_vnapi.so (default: $VNAPI_PLUGIN, else the one '
+                    '--build builds first)')
     ap.add_argument('--publish', action='store_true',
                     help='publish the tables as section soak of doc/performance.md')
     ap.add_argument('--no-in-flight', dest='in_flight', action='store_false',
@@ -537,14 +539,14 @@ def main():
     a = ap.parse_args()
     a.fwd = a.fwd or os.environ.get('VNAPI_FWD') or \
         os.path.join(a.build, 'app', 'vnapi-fwd', 'vnapi-fwd')
-    a.plugin = a.plugin or os.environ.get('VNAPI_PLUGIN') or \
-        os.path.join(a.build, 'drivers', 'librte_net_vnapi.so')
     if a.minutes * 60 < RESTART_EVERY_S + PORT_EVERY_S:
         ap.error('--minutes must cover at least one restart of each kind (>= %.2f)'
                  % ((RESTART_EVERY_S + PORT_EVERY_S) / 60.0))
     if os.geteuid() != 0:
         print('soak: needs root (vhost-user sockets under /run/vnapi, hugepages)')
         return 77
+    # A published soak measures the tree it stamps: build unless told which plugin.
+    a.plugin = runs.plugin(a.build, a.plugin, 'app/vnapi-fwd/vnapi-fwd')
     cmdline = ' '.join(shlex.quote(x) for x in ['devtools/soak.py'] + sys.argv[1:])
     meta = perfdoc.measurement('soak', cmdline, build=os.path.abspath(a.build))
     try:

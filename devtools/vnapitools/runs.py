@@ -26,14 +26,29 @@ def built_plugin(build, *targets):
                                                          'librte_net_vnapi.so*'))
                        if not p.endswith('.p')), key=len)
     plugin = found()
-    # No plugin yet: build everything (the target's versioned name is not known before).
-    wanted = list(targets) + [os.path.relpath(p, build) for p in plugin[-1:]] if plugin else []
+    if plugin:
+        wanted = list(targets) + [os.path.relpath(plugin[-1], build)]
+    else:
+        # No plugin yet: build everything (its versioned name is not known before).
+        wanted = []
     subprocess.run(['ninja', '-C', build] + wanted, check=True, stdout=subprocess.DEVNULL)
     plugin = found()
     if not plugin:
         sys.exit('%s/drivers/librte_net_vnapi.so not found: is %s a configured build of '
                  'this tree?' % (build, build))
     return plugin[0]
+
+
+def plugin(build, explicit=None, *targets):
+    """The plugin a run loads, as an absolute path, also exported as $VNAPI_PLUGIN for the
+    processes it starts: @explicit (a --plugin option) or $VNAPI_PLUGIN taken as given,
+    else the one built_plugin builds in @build (with @targets)."""
+    path = explicit or os.environ.get('VNAPI_PLUGIN') or built_plugin(build, *targets)
+    if not os.path.exists(path):
+        sys.exit('plugin %s not found' % path)
+    path = os.path.abspath(path)
+    os.environ['VNAPI_PLUGIN'] = path
+    return path
 
 
 def build_env(build):
