@@ -231,6 +231,29 @@ h_drain(struct harness *h)
 	return total;
 }
 
+/*
+ * Driver: exactly one completion is there, COOKIE(@p id) with used len
+ * @p len, and it is taken. Asking for two tells one from more than one.
+ */
+int
+h_take_one(struct harness *h, unsigned int id, uint32_t len)
+{
+	void *cookies[2];
+	uint32_t lens[2];
+	uint16_t n = virtq_get_used(h->vq, cookies, lens, 2);
+
+	if (n != 1) {
+		printf("#   the driver took %u completions, expected 1\n", n);
+		return -1;
+	}
+	if (cookies[0] != COOKIE(id) || lens[0] != len) {
+		printf("#   took cookie %u with len %" PRIu32 ", expected %u with len %" PRIu32 "\n",
+		       COOKIE_ID(cookies[0]), lens[0], id, len);
+		return -1;
+	}
+	return 0;
+}
+
 
 /* One device round: n inbufs added, published, completed, taken. Returns the
  * call decision of the flush, or -1.

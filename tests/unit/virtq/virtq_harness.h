@@ -181,6 +181,11 @@ int h_add_chain(struct harness *h, unsigned int id, uint16_t out, uint16_t in,
 		uint32_t seg_len);
 /* Driver: take one round of completions and discard them; returns the count. */
 uint16_t h_drain(struct harness *h);
+/*
+ * Driver: exactly one completion is there, COOKIE(@p id) with used len
+ * @p len, and it is taken. Returns 0, or -1 with a diagnostic.
+ */
+int h_take_one(struct harness *h, unsigned int id, uint32_t len);
 /* One device round: n inbufs added, published, completed, taken. Returns the
  * call decision of the flush, or -1.
  */
