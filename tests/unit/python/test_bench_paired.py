@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Unit test of devtools/bench.py --paired's statistics: the bootstrap interval of the median
-pair ratio, the verdict drawn from it, and the seeded order of each pair's runs
+pair ratio, the verdict drawn from it (with its margin), and the seeded order of each pair's runs
 (vnapitools.runs.pair_orders, which every paired benchmark uses; no DPDK process)."""
 
 import unittest
@@ -26,10 +26,21 @@ class TestPaired(unittest.TestCase):
         self.assertEqual(bench.paired_verdict(lo, hi), 'undecided')
 
     def test_verdicts(self):
-        self.assertEqual(bench.paired_verdict(1.01, 1.2), 'ahead')
-        self.assertEqual(bench.paired_verdict(0.8, 0.99), 'behind')
-        self.assertEqual(bench.paired_verdict(0.99, 1.01), 'undecided')
+        # a lead or lag counts only where the whole interval clears 1 +- 3 %
+        self.assertEqual(bench.P_DRAW, 0.03)
+        self.assertEqual(bench.paired_verdict(1.04, 1.2), 'ahead')
+        self.assertEqual(bench.paired_verdict(0.8, 0.96), 'behind')
+        self.assertEqual(bench.paired_verdict(1.01, 1.2), 'undecided')
+        self.assertEqual(bench.paired_verdict(0.8, 0.99), 'undecided')
         self.assertEqual(bench.paired_verdict(1.0, 1.1), 'undecided')
+        self.assertEqual(bench.paired_verdict(0.9, 1.1), 'undecided')
+        # within the margin: a draw, whichever side of 1 the interval lies
+        self.assertEqual(bench.paired_verdict(0.99, 1.01), 'draw')
+        self.assertEqual(bench.paired_verdict(1.005, 1.026), 'draw')
+        self.assertEqual(bench.paired_verdict(0.973, 0.994), 'draw')
+        self.assertEqual(bench.paired_verdict(0.97, 1.03), 'draw')
+        self.assertEqual(bench.paired_verdict(1.0, 1.1, margin=0.0), 'undecided')
+        self.assertEqual(bench.paired_verdict(1.01, 1.1, margin=0.0), 'ahead')
 
     def test_orders_two(self):
         # each contender first in half of the pairs, the odd pair by a coin
