@@ -135,13 +135,16 @@ vnapi_rxq_get_mbufs(struct vnapi_rxq *rxq, struct rte_mbuf **mbufs, uint16_t n)
  * rte_pktmbuf_mtod() expects it, with no copy. The mbufs come raw from the
  * pool (no rte_pktmbuf_reset(), whose stores reach each mbuf's second cache
  * line): a pool's free mbufs have next NULL, nb_segs 1 and refcnt 1, and a
- * receive writes the rest (vnapi_rx_init_mbuf()).
+ * receive writes the rest (vnapi_rx_init_mbuf()). Every buffer is posted
+ * with the same writable length, rxq->buf_wlen, which the mergeable receive
+ * compares used lengths with.
  */
 int
 vnapi_rxq_refill(struct vnapi_rxq *rxq)
 {
 	struct rte_mbuf *mbufs[VNAPI_BURST_MAX];
 	struct virtq_sg sg[VNAPI_BURST_MAX];
+	const uint32_t wlen = rxq->buf_wlen;
 	uint16_t free_cnt = virtq_num_free(rxq->vq);
 	int added = 0;
 
@@ -155,7 +158,7 @@ vnapi_rxq_refill(struct vnapi_rxq *rxq)
 			struct rte_mbuf *m = mbufs[i];
 
 			sg[i].addr = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - rxq->hdr_size;
-			sg[i].len = m->buf_len - RTE_PKTMBUF_HEADROOM + rxq->hdr_size;
+			sg[i].len = wlen;
 		}
 		done = virtq_add_inbufs(rxq->vq, sg, (void *const *)mbufs, n);
 		if (unlikely(done < n)) {
@@ -181,6 +184,7 @@ vnapi_rxq_refill_io(struct vnapi_rxq *rxq, enum vnapi_ring ring)
 {
 	const enum virtq_layout layout = vnapi_ring_layout(ring);
 	const uint16_t hdr_size = rxq->hdr_size;
+	const uint32_t wlen = rxq->buf_wlen;
 	struct rte_mbuf *mbufs[VNAPI_BURST_MAX];
 	struct virtq_put p;
 	uint16_t room = virtq_put_begin(rxq->vq, &p, layout, true);
@@ -195,7 +199,7 @@ vnapi_rxq_refill_io(struct vnapi_rxq *rxq, enum vnapi_ring ring)
 			struct rte_mbuf *m = mbufs[i];
 
 			vnapi_vq_put(&p, (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - hdr_size,
-				     m->buf_len - RTE_PKTMBUF_HEADROOM + hdr_size, m, true, ring);
+				     wlen, m, true, ring);
 		}
 		room -= n;
 	}
