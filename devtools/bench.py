@@ -46,9 +46,10 @@ seeded random order (--seed N repeats one); per pair
 the ratio of the two run medians, per cell the median ratio with a 95 % bootstrap interval and
 a verdict from the interval: "ahead" (it lies above 1.03), "behind" (below 0.97), "draw"
 (within 0.97-1.03: what two runs of the same plugin can differ by here) or "undecided".
---aa: the same plugin on both sides (A/A), which must come out "draw" with an interval
-around 1: it shows what the interval is worth on this machine. --against REV / --prev-plugin
-PATH: vnapi against net_vnapi of an earlier build instead of net_virtio_user.
+--aa: the same plugin on both sides (A/A), whose intervals must contain 1 (and come out
+"draw" where they are no wider than the margin): it shows what the interval is worth here.
+--against REV / --prev-plugin PATH: vnapi against net_vnapi of an earlier build instead of
+net_virtio_user.
 
   devtools/bench.py --paired --list                       cells, contenders, time estimate
   devtools/bench.py --paired                              ~36 min, run alone
@@ -872,7 +873,7 @@ P_WARMUP = 1.0
 P_BOOTSTRAP = 10000        # resamples of the pair ratios
 P_SEED = 20261203          # fixed: the same ratios give the same interval
 # What this machine cannot resolve: two runs of the whole benchmark with the same plugin put
-# one cell's median 3.7 % apart, each with an interval narrower than that, and A/A bounds
+# one cell's median 3.8 % apart, each with an interval narrower than that, and A/A bounds
 # reach 0.977 and 1.021. A verdict needs the interval clear of 1 +- P_DRAW.
 P_DRAW = 0.03
 
@@ -1144,7 +1145,7 @@ def paired_publish(result, doc=None):
              'can differ by that much here), else "undecided". %s' % (
                  '**SMOKE RUN (%d pairs per cell): not a result.**\n\n' % npairs
                  if smoke else '', npairs, order, P_BOOTSTRAP, 1 + P_DRAW, 1 - P_DRAW,
-                 'A/A: the same plugin on both sides; an honest interval contains 1, a draw.' if
+                 'A/A: the same plugin on both sides; an honest interval contains 1.' if
                  mode == 'aa' else ''))
     body = ['- Elapsed: %.1f min; %.0f s per run, the first %.0f s discarded; memory %s' % (
                 result['elapsed_s'] / 60, result['seconds'], result['warmup'],

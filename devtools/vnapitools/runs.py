@@ -42,10 +42,16 @@ def built_plugin(build, *targets):
 def plugin(build, explicit=None, *targets):
     """The plugin a run loads, as an absolute path, also exported as $VNAPI_PLUGIN for the
     processes it starts: @explicit (a --plugin option) or $VNAPI_PLUGIN taken as given,
-    else the one built_plugin builds in @build (with @targets)."""
-    path = explicit or os.environ.get('VNAPI_PLUGIN') or built_plugin(build, *targets)
+    else the one built_plugin builds in @build. @targets, the other programs the run starts,
+    are built in @build either way."""
+    path = explicit or os.environ.get('VNAPI_PLUGIN')
+    if path is None:
+        path = built_plugin(build, *targets)
+    elif targets:
+        subprocess.run(['ninja', '-C', build] + list(targets), check=True,
+                       stdout=subprocess.DEVNULL)
     if not os.path.exists(path):
-        sys.exit('plugin %s not found' % path)
+        sys.exit('plugin %s not found (--plugin or $VNAPI_PLUGIN names it)' % path)
     path = os.path.abspath(path)
     os.environ['VNAPI_PLUGIN'] = path
     return path
