@@ -17,6 +17,11 @@ import sys
 from . import peer as vp
 
 
+def _ninja(build, targets):
+    """Build @targets (paths relative to @build; none: everything) in @build, quietly."""
+    subprocess.run(['ninja', '-C', build] + list(targets), check=True, stdout=subprocess.DEVNULL)
+
+
 def built_plugin(build, *targets):
     """Build the plugin (and @targets) in @build and return the plugin's path: a benchmark
     measures the tree it stamps, never a plugin left over from an older edit (only these
@@ -31,7 +36,7 @@ def built_plugin(build, *targets):
     else:
         # No plugin yet: build everything (its versioned name is not known before).
         wanted = []
-    subprocess.run(['ninja', '-C', build] + wanted, check=True, stdout=subprocess.DEVNULL)
+    _ninja(build, wanted)
     plugin = found()
     if not plugin:
         sys.exit('%s/drivers/librte_net_vnapi.so not found: is %s a configured build of '
@@ -48,8 +53,7 @@ def plugin(build, explicit=None, *targets):
     if path is None:
         path = built_plugin(build, *targets)
     elif targets:
-        subprocess.run(['ninja', '-C', build] + list(targets), check=True,
-                       stdout=subprocess.DEVNULL)
+        _ninja(build, targets)
     if not os.path.exists(path):
         sys.exit('plugin %s not found (--plugin or $VNAPI_PLUGIN names it)' % path)
     path = os.path.abspath(path)
@@ -58,11 +62,11 @@ def plugin(build, explicit=None, *targets):
 
 
 def build_env(build):
-    """Build what the runs need in @build (built_plugin) and export the paths meson gives the
-    tests: the plugin, vnapi-peer, vnapi-fwd, l3fwd-power and EAL's plugin directory (where
-    net_vhost is)."""
-    plugin = built_plugin(build, 'app/vnapi-peer/vnapi-peer', 'tests/l3fwd/l3fwd-power',
-                          'app/vnapi-fwd/vnapi-fwd')
+    """Build what the runs need in @build and export the paths meson gives the tests: the
+    plugin (plugin(): $VNAPI_PLUGIN when set), vnapi-peer, vnapi-fwd, l3fwd-power and EAL's
+    plugin directory (where net_vhost is)."""
+    plugin_path = plugin(build, None, 'app/vnapi-peer/vnapi-peer', 'tests/l3fwd/l3fwd-power',
+                         'app/vnapi-fwd/vnapi-fwd')
     cflags = subprocess.run(['pkg-config', '--cflags', 'libdpdk'], stdout=subprocess.PIPE,
                             text=True, check=True).stdout.split()
     defines = subprocess.run(['cc', '-E', '-dM', '-include', 'rte_build_config.h', '-x', 'c',
@@ -71,7 +75,7 @@ def build_env(build):
     pmd_dir = next((ln.split()[2].strip('"') for ln in defines.splitlines()
                     if ln.startswith('#define RTE_EAL_PMD_PATH ')), '')
     paths = {
-        'VNAPI_PLUGIN': plugin,
+        'VNAPI_PLUGIN': plugin_path,
         'VNAPI_L3FWD_POWER': os.path.join(build, 'tests', 'l3fwd', 'l3fwd-power'),
         'VNAPI_PEER': vp.build_binary(build),
         'VNAPI_FWD': os.path.join(build, 'app', 'vnapi-fwd', 'vnapi-fwd'),
