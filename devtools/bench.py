@@ -1014,10 +1014,9 @@ def paired_main():
     if args.from_json:
         with open(args.from_json) as f:
             result = json.load(f)
-        if 'section' in result and isinstance(result.get('data'), dict):
-            # the page's own store (doc/results/SECTION.json): its data, its measurement
-            result = dict(result['data'], meta={k: v for k, v in result.items()
-                                                if k not in ('intro', 'body', 'data')})
+        data, meta = perfdoc.stored_run(result)
+        if isinstance(data, dict):
+            result = dict(data, meta=meta)  # the page's own doc/results/SECTION.json
         if result.get('mode') not in ('vu', 'aa') or 'meta' not in result:
             ap.error('--from-json %s: no stored result of --paired or --paired --aa '
                      '(one against an earlier build is printed only)' % args.from_json)

@@ -31,8 +31,8 @@ A benchmark script, in three calls:
 - table(columns, rows, align=None): a markdown table; align is a string of 'l'/'r', one per
   column (default: left).
 - load(section_id, results=RESULTS): a stored result (dict) or None.
-- write_section(doc, section_id, title, body, command, ...): the older form, kept for scripts
-  not yet changed over; it records the measurement when called and publishes.
+- stored_run(result): the (data, meta) of a stored result, as publish() was given them (a
+  script that re-renders a section from the page's own results/<section>.json).
 
 A new benchmark adds its section to the registry below (_REGISTRY: id, heading, the command
 that measures it; parsed into perfdoc.SECTIONS); the page shows the sections in that order. A
@@ -430,6 +430,15 @@ def load(section_id, results=RESULTS):
     return result
 
 
+def stored_run(result):
+    """The (data, meta) a stored result holds: what its script passed to publish() as data and
+    the provenance measurement() gave it; (None, None) for a dict that is no stored result."""
+    if not isinstance(result, dict) or 'section' not in result or 'body' not in result:
+        return None, None
+    return result.get('data'), {k: v for k, v in result.items()
+                                if k not in ('intro', 'body', 'data')}
+
+
 def load_all(results=RESULTS):
     """{section id: result} of every result file (ValueError for a file that is not one)."""
     out = {}
@@ -472,13 +481,6 @@ def report(meta, body, intro=None, data=None, dry=False, log=print):
         return
     print(publish(meta, body, intro, data=data))
     log('published section %s (%s)' % (meta['section'], paths()[0]))
-
-
-def write_section(doc, section_id, title, body, command, date=None, intro=None, after=None):
-    """The older form of publish(), for a script not yet changed over: records the measurement
-    now (title, date and after are the registry's, not the caller's). New code: measurement()
-    at the start, publish() at the end."""
-    return publish(measurement(section_id, command), body, intro, None, doc)
 
 
 # ---- the page --------------------------------------------------------------------------------

@@ -223,10 +223,12 @@ class TestPublish(Scratch):
         r = subprocess.run(cmd + ['--check'], capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 1)
 
-    def test_write_section_is_publish(self):
-        perfdoc.write_section(self.doc, 'l3fwd', 'ignored', '- x: 1\n', 'devtools/l.py')
-        self.assertEqual(perfdoc.load('l3fwd', self.results)['command'], 'devtools/l.py')
-        self.assertIn('## l3fwd-power interrupt mode\n', read(self.doc))
+    def test_stored_run_gives_back_data_and_meta(self):
+        meta = self.meta('l3fwd', 'devtools/l.py')
+        perfdoc.publish(meta, '- x: 1\n', 'intro', {'runs': [1, 2]}, self.doc, self.results)
+        data, back = perfdoc.stored_run(perfdoc.load('l3fwd', self.results))
+        self.assertEqual((data, back), ({'runs': [1, 2]}, meta))
+        self.assertEqual(perfdoc.stored_run({'mode': 'vu'}), (None, None))
 
 
 class TestGit(Scratch):
