@@ -167,8 +167,7 @@ virtq_num_free(const struct virtq *vq)
 uint16_t
 virtq_publish_group(const struct virtq *vq)
 {
-	return vq->params.layout == VIRTQ_LAYOUT_PACKED ? VIRTQ_PACKED_PUBLISH :
-							  VIRTQ_SPLIT_PUBLISH;
+	return vq->params.layout == VIRTQ_LAYOUT_PACKED ? VIRTQ_PACKED_PUBLISH : 0;
 }
 
 int

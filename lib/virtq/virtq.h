@@ -187,11 +187,7 @@ int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_
 
 /**
  * Add @p n single-descriptor device-writable buffers (the rx refill path).
- * Stops at the first NULL cookie. Packed: published in groups as they are
- * added, whenever the position reaches a multiple of virtq_publish_group(),
- * the rest by virtq_kick_prepare(). Split: by virtq_kick_prepare() (an early
- * avail index store costs a line the device polls, and a device short of
- * receive buffers is not waiting for one group).
+ * Stops at the first NULL cookie. Published as virtq_add_outbufs() says.
  * @return how many were added (fewer when descriptors run out or the queue is
  * broken).
  */
@@ -200,9 +196,11 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
 
 /**
  * Add @p n single-descriptor device-readable buffers (the single-segment tx
- * path): like virtq_add() with out = 1, in = 0, for a batch; published in
- * groups as they are added, whenever the position reaches a multiple of
- * virtq_publish_group(), the rest by virtq_kick_prepare().
+ * path): like virtq_add() with out = 1, in = 0, for a batch. Packed:
+ * published in groups as they are added, whenever the position reaches a
+ * multiple of virtq_publish_group(), the rest by virtq_kick_prepare().
+ * Split: all by virtq_kick_prepare(), so that a device polling the avail
+ * index sees the caller's burst whole, never the part added so far.
  * @return how many were added (fewer when descriptors run out, a cookie is
  * NULL, or the queue is broken).
  */
@@ -210,11 +208,11 @@ uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *co
 			   uint16_t n);
 
 /**
- * virtq_add_outbufs() (and on packed rings virtq_add_inbufs()) publishes
- * whenever the avail position reaches a multiple of this many: packed 4 (a
- * cache line of descriptors), split 8. A caller that prepares buffers in
- * chunks of this size lets the device start on each chunk as soon as it is
- * added.
+ * virtq_add_outbufs() and virtq_add_inbufs() publish whenever the avail
+ * position reaches a multiple of this many: packed 4 (a cache line of
+ * descriptors); split 0, never before virtq_kick_prepare(). On a packed
+ * ring, a caller that prepares buffers in chunks of this size lets the
+ * device start on each chunk as soon as it is added.
  */
 uint16_t virtq_publish_group(const struct virtq *vq);
 

@@ -23,9 +23,8 @@
  * virtq_add_outbufs() do): virtq_put_begin() says how many may be added,
  * virtq_put_split() / virtq_put_packed() adds one, virtq_put_end() writes
  * the indices back. Publication as there: packed, whenever the position
- * reaches a multiple of VIRTQ_PACKED_PUBLISH; split, device-readable
- * buffers at each multiple of VIRTQ_SPLIT_PUBLISH; the rest by
- * virtq_kick_prepare().
+ * reaches a multiple of VIRTQ_PACKED_PUBLISH; split, and the rest of a
+ * packed burst, by virtq_kick_prepare().
  *
  * Consumer (what virtq_get_used() does): virtq_take_begin() says how many
  * at most, virtq_take_split() / virtq_take_packed() takes one (or says
@@ -102,7 +101,6 @@ struct virtq_put {
 	struct virtq_head *heads;
 	void *desc;                /**< struct virtq_desc / virtq_packed_desc [num]. */
 	uint16_t *avail_ring;      /**< Split: the avail ring's entries. */
-	uint16_t *avail_idx;       /**< Split: the avail ring's idx. */
 	uint16_t mask;
 	uint16_t pos;              /**< Split: avail idx; packed: ring position. */
 	uint16_t head;             /**< Split: the next descriptor. */
@@ -129,7 +127,6 @@ virtq_put_begin(struct virtq *vq, struct virtq_put *p, enum virtq_layout layout,
 	if (layout == VIRTQ_LAYOUT_SPLIT) {
 		p->desc = vq->split.desc;
 		p->avail_ring = vq->split.avail->ring;
-		p->avail_idx = &vq->split.avail->idx;
 		p->head = vq->free_head;
 	} else {
 		p->desc = vq->packed.desc;
@@ -167,13 +164,6 @@ virtq_put_split(struct virtq_put *p, uint64_t addr, uint32_t len, void *cookie, 
 	p->pos++;
 	p->head = (uint16_t)((p->head + 1) & p->mask);
 	p->added++;
-	/* Release: our stores of the descriptors and avail entries before the
-	 * avail idx; pairs with the device's load-acquire of avail idx before
-	 * it reads the entries (lib/vhost virtio_dev_tx_split). */
-	if (!in && (p->pos & (VIRTQ_SPLIT_PUBLISH - 1)) == 0) {
-		__atomic_store_n(p->avail_idx, p->pos, __ATOMIC_RELEASE);
-		p->pub = p->pos;
-	}
 }
 
 /**

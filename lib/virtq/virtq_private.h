@@ -225,19 +225,18 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
 #define VIRTQ_REASON_LEN 64
 
 /*
- * The bulk paths publish at each multiple of this many avail positions, so
+ * The packed bulk paths publish at each multiple of this many positions, so
  * the device starts on the first buffers of a burst while the driver adds
- * the rest (virtq_publish_group()). Packed: four 16-byte descriptors fill a
- * 64-byte cache line, and lib/vhost takes four at a time only from such a
- * line with all four available (vhost_reserve_avail_batch_packed,
- * virtio_dev_rx_sync_batch_check). Split, device-readable buffers only: one
- * avail index store per eight (lib/vhost reads the index once per burst; 8
- * measured ahead of 16 and of publishing per burst, doc/performance.md).
- * Split receive buffers wait for virtq_kick_prepare(): each early store
- * takes the line the device polls, for no measured gain.
+ * the rest (virtq_publish_group()): four 16-byte descriptors fill a 64-byte
+ * cache line, and lib/vhost takes four at a time only from such a line with
+ * all four available (vhost_reserve_avail_batch_packed,
+ * virtio_dev_rx_sync_batch_check). A split ring publishes once per call,
+ * by virtq_kick_prepare(): a device that polls the avail index while the
+ * driver is mid-burst would take the part published so far, and each
+ * lib/vhost dequeue has a fixed cost (doc/performance.md, "Reading the
+ * paired verdicts").
  */
 #define VIRTQ_PACKED_PUBLISH 4
-#define VIRTQ_SPLIT_PUBLISH 8
 
 /**
  * @internal

@@ -282,8 +282,6 @@ virtq_add_bufs_split(struct virtq *vq, const struct virtq_sg *sg, void *const *c
 		h->in_len = in ? sg[i].len : 0;
 		vq->split.avail->ring[vq->avail_idx & vq->mask] = head;
 		vq->avail_idx++;
-		if (!in && (vq->avail_idx & (VIRTQ_SPLIT_PUBLISH - 1)) == 0)
-			virtq_publish_split(vq, vq->avail_idx);
 	}
 	return i;
 }
