@@ -46,11 +46,11 @@ def built_plugin(build, *targets):
 
 def plugin(build, explicit=None, *targets):
     """The plugin a run loads, as an absolute path, also exported as $VNAPI_PLUGIN for the
-    processes it starts: @explicit (a --plugin option) or $VNAPI_PLUGIN taken as given,
-    else the one built_plugin builds in @build. @targets, the other programs the run starts,
+    processes it starts: @explicit (a --plugin option) or a non-empty $VNAPI_PLUGIN taken as
+    given, else the one built_plugin builds in @build. @targets, the other programs the run starts,
     are built in @build either way."""
     path = explicit or os.environ.get('VNAPI_PLUGIN')
-    if path is None:
+    if not path:
         path = built_plugin(build, *targets)
     elif targets:
         _ninja(build, targets)
