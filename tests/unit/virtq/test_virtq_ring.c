@@ -552,14 +552,12 @@ t_add_outbufs(struct harness *h, const struct test_cfg *cfg)
  * burst asks for one).
  */
 static int
-t_publish_at_kick(struct harness *h, const struct test_cfg *cfg)
+t_publish_at_kick(struct harness *h, const struct test_cfg *cfg,
+		  const struct virtq_sg *sg, void **cookies)
 {
-	struct virtq_sg sg[32];
-	void *cookies[32];
-	uint16_t s = h->start, n = 0;
+	uint16_t s = h->start, n;
 	unsigned int i;
 
-	t_bufs(sg, cookies, 32, 60, 1);
 	if (cfg->event_idx)
 		fake_dev_set_avail_event(&h->dev, (uint16_t)(s + 9));
 	EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 10), 10);
@@ -612,9 +610,9 @@ t_publish_groups(struct harness *h, const struct test_cfg *cfg)
 
 	G = virtq_publish_group(h->vq);
 	EXPECT_EQ(G, t_packed(cfg) ? 4 : 0);
-	if (G == 0)
-		return t_publish_at_kick(h, cfg);
 	t_bufs(sg, cookies, 32, 60, 1);
+	if (G == 0)
+		return t_publish_at_kick(h, cfg, sg, cookies);
 	s = h->start;
 	g = (uint16_t)((G - (s & (G - 1))) & (G - 1));   /* to the next multiple of G */
 	if (cfg->event_idx)
