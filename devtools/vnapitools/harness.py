@@ -44,6 +44,18 @@ from .procfs import (CLK_TCK, cpu_model, proc_cpu_s, proc_stat_fields,  # noqa: 
 
 TESTPMD = os.environ.get('VNAPI_TESTPMD', 'dpdk-testpmd')
 PROMPT = 'testpmd> '
+# testpmd prints an asynchronous event ("\nPort 0: link state change event\n") with one
+# write from another thread, while its command line writes the prompt a character at a
+# time: an event can land inside the prompt ("t" EVENT "estpmd> "). The prompt is looked
+# for with these removed.
+EVENT_RX = re.compile(r'\r?\nPort \d+: [A-Za-z ]+ event\r?\n')
+
+
+def find_prompt(buf, start=0):
+    """Where the prompt is in @buf from @start, events inside it removed: (index of the
+    prompt in the text with events removed, that text), or (-1, that text)."""
+    clean = EVENT_RX.sub('', buf)
+    return clean.find(PROMPT, start), clean
 RUN_DIR = '/run/vnapi'
 HUGEPAGE_DIR = '/dev/hugepages'
 # testpmd's default mbuf pool (155456 mbufs, ~340 MB) does not fit in -m 512; 32768 mbufs are
@@ -560,7 +572,7 @@ class DpdkProcess:
         """Wait for the first testpmd prompt (startup done)."""
         end = time.monotonic() + timeout
         with self.cond:
-            while PROMPT not in self.out:
+            while PROMPT not in self.out and find_prompt(self.out)[0] < 0:
                 if not self.alive() and all(not t.is_alive() for t in self._readers):
                     raise ProcessDied('%s exited (rc=%s) before its prompt\n%s'
                                       % (self.name, self.proc.returncode, self.tail()))
@@ -592,6 +604,10 @@ class DpdkProcess:
                     p = buf.find(PROMPT, nl + 1)
                     if p >= 0:
                         return buf[nl + 1:p].replace('\r', '')
+                    # An event inside the prompt: the reply without the event lines.
+                    p, clean = find_prompt(buf[nl + 1:])
+                    if p >= 0:
+                        return clean[:p].replace('\r', '')
                 if not self.alive() and all(not t.is_alive() for t in self._readers):
                     raise ProcessDied('%s exited (rc=%s) during %r\n%s'
                                       % (self.name, self.proc.returncode, command, self.tail()))

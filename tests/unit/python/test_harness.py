@@ -73,6 +73,21 @@ class TestParsers(unittest.TestCase):
         self.assertEqual(h.parse_stats_blocks([]), [])
 
 
+class TestPrompt(unittest.TestCase):
+    def test_event_inside_the_prompt(self):
+        # testpmd's event thread wrote between the prompt's characters.
+        buf = ('Done\nt\nPort 0: queue state event\nestpmd> '
+               '\nPort 0: link state change event\n')
+        p, clean = h.find_prompt(buf)
+        self.assertEqual(clean[:p], 'Done\n')
+        self.assertEqual(clean[p:p + len(h.PROMPT)], h.PROMPT)
+
+    def test_no_prompt(self):
+        self.assertEqual(h.find_prompt('Done\ntestp\nPort 1: link state change event\n')[0],
+                         -1)
+        self.assertEqual(h.find_prompt('Done\ntestpmd')[0], -1)
+
+
 class TestRunChecks(unittest.TestCase):
     def run_quiet(self, fn, *args, **kw):
         out = io.StringIO()
