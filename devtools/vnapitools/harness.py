@@ -51,11 +51,12 @@ PROMPT = 'testpmd> '
 EVENT_RX = re.compile(r'\r?\nPort \d+: [A-Za-z ]+ event\r?\n')
 
 
-def find_prompt(buf, start=0):
-    """Where the prompt is in @buf from @start, events inside it removed: (index of the
-    prompt in the text with events removed, that text), or (-1, that text)."""
+def find_prompt(buf):
+    """Where the prompt is in @buf, events inside it removed: (its index in the text with
+    events removed, that text), or (-1, that text)."""
     clean = EVENT_RX.sub('', buf)
-    return clean.find(PROMPT, start), clean
+    return clean.find(PROMPT), clean
+
 RUN_DIR = '/run/vnapi'
 HUGEPAGE_DIR = '/dev/hugepages'
 # testpmd's default mbuf pool (155456 mbufs, ~340 MB) does not fit in -m 512; 32768 mbufs are
@@ -572,7 +573,7 @@ class DpdkProcess:
         """Wait for the first testpmd prompt (startup done)."""
         end = time.monotonic() + timeout
         with self.cond:
-            while PROMPT not in self.out and find_prompt(self.out)[0] < 0:
+            while find_prompt(self.out)[0] < 0:
                 if not self.alive() and all(not t.is_alive() for t in self._readers):
                     raise ProcessDied('%s exited (rc=%s) before its prompt\n%s'
                                       % (self.name, self.proc.returncode, self.tail()))
