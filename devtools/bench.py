@@ -1281,6 +1281,48 @@ def matrix_tables(plan, results, hz, explore):
     out.append('\n'.join(t3))
     return out
 
+def throughput_tables(results, sizes, frontends):
+    """The throughput table and the ratio table ('' without a pair to compare) of
+    results[(size, direction key, front end)] = [run dicts], and the queue sizes each front
+    end ran with."""
+    qs = {}
+    for (size, dk, fe), cell_runs in results.items():
+        qs.setdefault(fe, set()).update(str(r['qsize'] or 'default') for r in cell_runs)
+    lines = []
+    lines.append('| size | direction | driver | queue_size | runs | median of run medians (Mpps) '
+                 '| best 1-s sample (Mpps) | run medians (Mpps) |')
+    lines.append('|---:|---|---|---:|---:|---:|---:|---|')
+    ratio_lines = ['| size | direction | ratio vnapi/virtio_user (median) '
+                   '| ratio vnapi/virtio_user (best) | ratio vnapi/vnapi_prev (median) '
+                   '| ratio vnapi/vnapi_prev (best) |', '|---:|---|---:|---:|---:|---:|']
+    for size in sizes:
+        for d in DIRECTIONS:
+            agg = {}
+            for fe in frontends:
+                cell_runs = results.get((size, d[0], fe), [])
+                if not cell_runs:
+                    continue
+                med = statistics.median(r['median'] for r in cell_runs)
+                best = max(r['best'] for r in cell_runs)
+                agg[fe] = (med, best)
+                lines.append('| %d | %s | %s | %s | %d | %s | %s | %s |'
+                             % (size, d[1], fe, '/'.join(sorted({str(r['qsize'] or '?')
+                                                                 for r in cell_runs})),
+                                len(cell_runs), fmt_mpps(med), fmt_mpps(best),
+                                ', '.join(fmt_mpps(r['median']) for r in cell_runs)))
+            def ratio(other, i):
+                if 'vnapi' not in agg or other not in agg or agg[other][i] <= 0:
+                    return '-'
+                return '%.2f' % (agg['vnapi'][i] / agg[other][i])
+            if 'vnapi' in agg and len(agg) > 1:
+                ratio_lines.append('| %d | %s | %s | %s | %s | %s |'
+                                   % (size, d[1], ratio('virtio_user', 0),
+                                      ratio('virtio_user', 1), ratio('vnapi_prev', 0),
+                                      ratio('vnapi_prev', 1)))
+    ratios = '\n'.join(ratio_lines) if len(ratio_lines) > 2 else ''
+    return '\n'.join(lines), ratios, qs
+
+
 def main():
     if '--paired' in sys.argv[1:]:
         return paired_main()
@@ -1359,43 +1401,7 @@ def main():
     finally:
         workdir.close()
 
-    # ---- table ----
-    qs = {}
-    for (size, dk, fe), runs in results.items():
-        qs.setdefault(fe, set()).update(str(r['qsize'] or 'default') for r in runs)
-    lines = []
-    lines.append('| size | direction | driver | queue_size | runs | median of run medians (Mpps) '
-                 '| best 1-s sample (Mpps) | run medians (Mpps) |')
-    lines.append('|---:|---|---|---:|---:|---:|---:|---|')
-    ratio_lines = ['| size | direction | ratio vnapi/virtio_user (median) '
-                   '| ratio vnapi/virtio_user (best) | ratio vnapi/vnapi_prev (median) '
-                   '| ratio vnapi/vnapi_prev (best) |', '|---:|---|---:|---:|---:|---:|']
-    for size in sizes:
-        for d in DIRECTIONS:
-            agg = {}
-            for fe in frontends:
-                runs = results.get((size, d[0], fe), [])
-                if not runs:
-                    continue
-                med = statistics.median(r['median'] for r in runs)
-                best = max(r['best'] for r in runs)
-                agg[fe] = (med, best)
-                lines.append('| %d | %s | %s | %s | %d | %s | %s | %s |'
-                             % (size, d[1], fe, '/'.join(sorted({str(r['qsize'] or '?')
-                                                                 for r in runs})),
-                                len(runs), fmt_mpps(med), fmt_mpps(best),
-                                ', '.join(fmt_mpps(r['median']) for r in runs)))
-            def ratio(other, i):
-                if 'vnapi' not in agg or other not in agg or agg[other][i] <= 0:
-                    return '-'
-                return '%.2f' % (agg['vnapi'][i] / agg[other][i])
-            if 'vnapi' in agg and len(agg) > 1:
-                ratio_lines.append('| %d | %s | %s | %s | %s | %s |'
-                                   % (size, d[1], ratio('virtio_user', 0),
-                                      ratio('virtio_user', 1), ratio('vnapi_prev', 0),
-                                      ratio('vnapi_prev', 1)))
-    table = '\n'.join(lines)
-    ratios = '\n'.join(ratio_lines) if len(ratio_lines) > 2 else ''
+    table, ratios, qs = throughput_tables(results, sizes, frontends)
     print()
     print(table)
     if ratios:

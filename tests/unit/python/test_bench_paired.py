@@ -3,7 +3,8 @@
 # Copyright(c) 2026 The vnapi authors
 """Unit test of devtools/bench.py --paired's statistics: the bootstrap interval of the median
 pair ratio, the verdict drawn from it (with its margin), and the seeded order of each pair's runs
-(vnapitools.runs.pair_orders, which every paired benchmark uses; no DPDK process)."""
+(vnapitools.runs.pair_orders, which every paired benchmark uses); and of the tables of its
+unpaired run (no DPDK process)."""
 
 import unittest
 
@@ -99,6 +100,27 @@ class TestPaired(unittest.TestCase):
         self.assertEqual([c.id for c in bench.paired_cells()],
                          ['split-64-fe_tx', 'split-64-be_tx', 'split-64-io',
                           'packed-64-fe_tx', 'packed-64-be_tx', 'packed-64-io'])
+
+
+class TestThroughputTables(unittest.TestCase):
+    def test_tables(self):
+        def run(median, best, qsize=None):
+            return dict(median=median, best=best, qsize=qsize)
+        results = {(64, 'fe_tx', 'vnapi'): [run(3e6, 4e6, 256), run(5e6, 6e6, 256)],
+                   (64, 'fe_tx', 'virtio_user'): [run(2e6, 3e6)],
+                   (64, 'be_tx', 'vnapi'): [run(1e6, 1e6, 256)]}
+        table, ratios, qs = bench.throughput_tables(results, [64], ['vnapi', 'virtio_user'])
+        rows = table.splitlines()
+        self.assertEqual(len(rows), 2 + 3)
+        self.assertEqual(rows[2], '| 64 | front end txonly -> backend rxonly | vnapi | 256 | 2 '
+                         '| 4.00 | 6.00 | 3.00, 5.00 |')
+        self.assertEqual(rows[3], '| 64 | front end txonly -> backend rxonly | virtio_user | ? | 1 '
+                         '| 2.00 | 3.00 | 2.00 |')
+        # a ratio row only where vnapi has a second front end beside it
+        self.assertEqual(ratios.splitlines()[2:],
+                         ['| 64 | front end txonly -> backend rxonly | 2.00 | 2.00 | - | - |'])
+        self.assertEqual(qs, {'vnapi': {'256'}, 'virtio_user': {'default'}})
+        self.assertEqual(bench.throughput_tables({}, [64], ['vnapi'])[1], '')
 
 
 if __name__ == '__main__':
