@@ -80,43 +80,23 @@ enum race_outcome {
 };
 
 /*
- * The front end's per-queue interrupt xstats (rx_q<N>_<suffix>), read by
- * name: net_vnapi must have all of them on every queue, other front ends
- * have what they have.
+ * The front end's per-queue interrupt xstats, read by name:
+ * rx_q<N>_intr_<name>, and <name> in the RACE line. net_vnapi must have
+ * all of them on every queue, other front ends have what they have. The
+ * one list below makes both the enum and the names.
  */
-enum race_xstat {
-	XS_ARMS,
-	XS_RESCUES,
-	XS_NOTIFICATIONS,
-	XS_WAKEUPS,
-	XS_WAKEUP_PACKETS,
-	XS_SPURIOUS,
-	XS_UNNOTIFIED,
-	XS_LATE,
-	XS_RACED,
-	XS_RESC_UN,
-	XS_AWAKE,
-	XS_PPN,
-	XS_MAX,
-};
-/* Each xstat's name after "rx_q<N>_", and its short name in the RACE line. */
-static const struct {
-	const char *suffix;
-	const char *short_name;
-} race_xstat_defs[XS_MAX] = {
-	[XS_ARMS] = { "intr_arms", "arms" },
-	[XS_RESCUES] = { "intr_rescues", "rescues" },
-	[XS_NOTIFICATIONS] = { "intr_notifications", "notifications" },
-	[XS_WAKEUPS] = { "intr_wakeups", "wakeups" },
-	[XS_WAKEUP_PACKETS] = { "intr_wakeup_packets", "wakeup_packets" },
-	[XS_SPURIOUS] = { "intr_spurious_wakeups", "spurious" },
-	[XS_UNNOTIFIED] = { "intr_unnotified_work", "unnotified" },
-	[XS_LATE] = { "intr_late_notifications", "late" },
-	[XS_RACED] = { "intr_raced_disarms", "raced" },
-	[XS_RESC_UN] = { "intr_rescues_unannounced", "rescues_unannounced" },
-	[XS_AWAKE] = { "intr_awake_packets", "awake_packets" },
-	[XS_PPN] = { "intr_packets_per_notification", "packets_per_notification" },
-};
+#define RACE_XSTATS(X) \
+	X(ARMS, arms) X(RESCUES, rescues) X(NOTIFICATIONS, notifications) \
+	X(WAKEUPS, wakeups) X(WAKEUP_PACKETS, wakeup_packets) \
+	X(SPURIOUS, spurious_wakeups) X(UNNOTIFIED, unnotified_work) \
+	X(LATE, late_notifications) X(RACED, raced_disarms) \
+	X(RESC_UN, rescues_unannounced) X(AWAKE, awake_packets) \
+	X(PPN, packets_per_notification)
+
+#define RACE_XS_ENUM(id, name) XS_##id,
+enum race_xstat { RACE_XSTATS(RACE_XS_ENUM) XS_MAX };
+#define RACE_XS_NAME(id, name) [XS_##id] = #name,
+static const char *const race_xstat_names[XS_MAX] = { RACE_XSTATS(RACE_XS_NAME) };
 
 /* [queue][xstat], for every rx queue of the front end. */
 struct race_xstats {
@@ -155,7 +135,7 @@ race_tag(uint16_t q)
 static void
 race_xstat_name(char *buf, size_t len, uint16_t q, unsigned int i)
 {
-	snprintf(buf, len, "rx_q%u_%s", q, race_xstat_defs[i].suffix);
+	snprintf(buf, len, "rx_q%u_intr_%s", q, race_xstat_names[i]);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -347,7 +327,7 @@ race_check_others(const struct race_xstats *a, const struct race_xstats *b, cons
 			if (!b->have[q][i] || b->val[q][i] == a->val[q][i])
 				continue;
 			n = snprintf(moved + off, sizeof(moved) - off, " %s %" PRIu64 "->%" PRIu64,
-				     race_xstat_defs[i].short_name, a->val[q][i], b->val[q][i]);
+				     race_xstat_names[i], a->val[q][i], b->val[q][i]);
 			if (n > 0)
 				off = RTE_MIN(off + (size_t)n, sizeof(moved) - 1);
 		}
@@ -672,7 +652,7 @@ race_detector_tap(const char *what, const struct race_xstats *a, const struct ra
 		ok = ok && d == want[i].d;
 		so += (size_t)snprintf(seen + so, sizeof(seen) - RTE_MIN(so, sizeof(seen)),
 				       "%s%s +%" PRIu64, i ? ", " : "",
-				       race_xstat_defs[want[i].xs].short_name, d);
+				       race_xstat_names[want[i].xs], d);
 		eo += (size_t)snprintf(exp + eo, sizeof(exp) - RTE_MIN(eo, sizeof(exp)),
 				       "%s+%" PRIu64, i ? ", " : "", want[i].d);
 	}
@@ -876,15 +856,15 @@ race_print_summary(const struct race_result *res, const struct race_xstats *x0,
 		if (i == XS_PPN) {
 			/* A ratio (scaled by the driver), not a counter: print as read. */
 			if (x1->have[race_q][i])
-				printf(" %s=%" PRIu64, race_xstat_defs[i].short_name,
+				printf(" %s=%" PRIu64, race_xstat_names[i],
 				       x1->val[race_q][i]);
 			else
-				printf(" %s=n/a", race_xstat_defs[i].short_name);
+				printf(" %s=n/a", race_xstat_names[i]);
 		} else if (x1->have[race_q][i]) {
-			printf(" %s=%" PRIu64, race_xstat_defs[i].short_name,
+			printf(" %s=%" PRIu64, race_xstat_names[i],
 			       x1->val[race_q][i] - x0->val[race_q][i]);
 		} else {
-			printf(" %s=n/a", race_xstat_defs[i].short_name);
+			printf(" %s=n/a", race_xstat_names[i]);
 		}
 	}
 	printf("\n");
