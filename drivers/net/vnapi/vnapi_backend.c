@@ -272,43 +272,63 @@ vnapi_backend_eventfds_close(struct rte_eth_dev *dev)
 	}
 }
 
+/* What the rings' control path reaches of the queue behind one ring. */
+struct vnapi_vring_ref {
+	struct virtq *vq;
+	void *ring;                 /**< the ring's memory */
+	bool *broken_reported;
+	struct vnapi_rxq *rxq;      /**< the queue: one of these two */
+	struct vnapi_txq *txq;
+};
+
 /*
- * The virtqueue behind ring @p vring (rx queue q is 2q, tx queue q is
- * 2q + 1), or NULL when the application set up no such queue: queue counts
- * may differ (e.g. one rx and two tx queues), and a device needs only the
- * rings of pair 0 to be ready.
+ * The queue behind ring @p vring (rx queue q is 2q, tx queue q is 2q + 1):
+ * false when the application set up no such queue. Queue counts may differ
+ * (e.g. one rx and two tx queues), and a device needs only the rings of
+ * pair 0 to be ready.
  */
+static bool
+vnapi_vring_ref(const struct rte_eth_dev *dev, uint16_t vring, struct vnapi_vring_ref *r)
+{
+	const uint16_t q = vring / 2;
+
+	memset(r, 0, sizeof(*r));
+	if (vring % 2 == 0 && q < dev->data->nb_rx_queues && dev->data->rx_queues[q] != NULL) {
+		r->rxq = dev->data->rx_queues[q];
+		r->vq = r->rxq->vq;
+		r->ring = r->rxq->ring;
+		r->broken_reported = &r->rxq->broken_reported;
+	} else if (vring % 2 == 1 && q < dev->data->nb_tx_queues &&
+		   dev->data->tx_queues[q] != NULL) {
+		r->txq = dev->data->tx_queues[q];
+		r->vq = r->txq->vq;
+		r->ring = r->txq->ring;
+		r->broken_reported = &r->txq->broken_reported;
+	}
+	return r->vq != NULL;
+}
+
+/* The virtqueue behind ring @p vring, NULL when its queue is not set up. */
 static struct virtq *
 vnapi_vring_vq(const struct rte_eth_dev *dev, uint16_t vring)
 {
-	uint16_t q = vring / 2;
+	struct vnapi_vring_ref r;
 
-	if (vring % 2 == 0) {
-		const struct vnapi_rxq *rxq = q < dev->data->nb_rx_queues ?
-					      dev->data->rx_queues[q] : NULL;
-
-		return rxq != NULL ? rxq->vq : NULL;
-	} else {
-		const struct vnapi_txq *txq = q < dev->data->nb_tx_queues ?
-					      dev->data->tx_queues[q] : NULL;
-
-		return txq != NULL ? txq->vq : NULL;
-	}
+	return vnapi_vring_ref(dev, vring, &r) ? r.vq : NULL;
 }
 
-/* Lay an emptied virtqueue out anew (the parameters live inside it). */
-static void
-vnapi_vq_reinit(struct virtq *vq, void *ring)
+/* The rings a set-up queue may be behind: 2 * the larger queue count. */
+static uint16_t
+vnapi_vring_count(const struct rte_eth_dev *dev)
 {
-	const struct virtq_params vp = *virtq_params(vq);
-
-	virtq_init(vq, &vp, ring);
+	return 2 * RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
 }
 
 /*
  * Lay empty rings out for the negotiated EVENT_IDX / IN_ORDER / INDIRECT_DESC
  * (they may differ from one back end to the next; the memory was sized at
- * queue setup, indirect tables included when they were negotiated then).
+ * queue setup, indirect tables included when they were negotiated then: rx
+ * rings never have them).
  */
 static void
 vnapi_vq_relayout(struct rte_eth_dev *dev)
@@ -317,36 +337,22 @@ vnapi_vq_relayout(struct rte_eth_dev *dev)
 	const bool event_idx = vnapi_has_feature(hw, VIRTIO_F_RING_EVENT_IDX);
 	const bool in_order = vnapi_has_feature(hw, VIRTIO_F_IN_ORDER);
 	const bool indirect = vnapi_has_feature(hw, VIRTIO_F_RING_INDIRECT_DESC);
+	struct vnapi_vring_ref r;
 	struct virtq_params vp;
-	uint16_t q;
+	uint16_t v, indirect_max;
 
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-
-		if (rxq == NULL)
+	for (v = 0; v < vnapi_vring_count(dev); v++) {
+		if (!vnapi_vring_ref(dev, v, &r))
 			continue;
-		vp = *virtq_params(rxq->vq);
-		if (vp.event_idx == event_idx && vp.in_order == in_order)
-			continue;
-		vp.event_idx = event_idx;
-		vp.in_order = in_order;
-		virtq_init(rxq->vq, &vp, rxq->ring);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct vnapi_txq *txq = dev->data->tx_queues[q];
-		uint16_t indirect_max;
-
-		if (txq == NULL)
-			continue;
-		indirect_max = indirect ? txq->indirect_alloc : 0;
-		vp = *virtq_params(txq->vq);
+		indirect_max = r.txq != NULL && indirect ? r.txq->indirect_alloc : 0;
+		vp = *virtq_params(r.vq);
 		if (vp.event_idx == event_idx && vp.in_order == in_order &&
 		    vp.indirect_max == indirect_max)
 			continue;
 		vp.event_idx = event_idx;
 		vp.in_order = in_order;
 		vp.indirect_max = indirect_max;
-		virtq_init(txq->vq, &vp, txq->ring);
+		virtq_init(r.vq, &vp, r.ring);
 	}
 }
 
@@ -354,25 +360,20 @@ vnapi_vq_relayout(struct rte_eth_dev *dev)
 void
 vnapi_backend_flush(struct rte_eth_dev *dev)
 {
-	uint16_t q;
+	struct vnapi_vring_ref r;
+	struct virtq_params vp;
+	uint16_t v;
 
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct vnapi_rxq *rxq = dev->data->rx_queues[q];
-
-		if (rxq == NULL)
+	for (v = 0; v < vnapi_vring_count(dev); v++) {
+		if (!vnapi_vring_ref(dev, v, &r))
 			continue;
-		vnapi_rxq_flush(rxq);
-		vnapi_vq_reinit(rxq->vq, rxq->ring);
-		rxq->broken_reported = false;
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct vnapi_txq *txq = dev->data->tx_queues[q];
-
-		if (txq == NULL)
-			continue;
-		vnapi_txq_flush(txq);
-		vnapi_vq_reinit(txq->vq, txq->ring);
-		txq->broken_reported = false;
+		if (r.rxq != NULL)
+			vnapi_rxq_flush(r.rxq);
+		else
+			vnapi_txq_flush(r.txq);
+		vp = *virtq_params(r.vq); /* the parameters live inside it */
+		virtq_init(r.vq, &vp, r.ring);
+		*r.broken_reported = false;
 	}
 }
 
@@ -457,17 +458,16 @@ void
 vnapi_backend_stop(struct rte_eth_dev *dev)
 {
 	struct vnapi_hw *hw = dev->data->dev_private;
-	const struct vnapi_device_ops *ops =
-		((const struct vnapi_proc *)dev->process_private)->ops;
-	uint16_t q, nb_vrings = 2 * hw->nb_qp;
+	const struct vnapi_proc *proc = dev->process_private;
+	uint16_t q;
 
 	/* Stop the device's use of every ring before taking the buffers back. */
 	if (vnapi_connected(hw)) {
-		for (q = 0; q < nb_vrings; q++)
+		for (q = 0; q < 2 * hw->nb_qp; q++)
 			if (vnapi_vring_vq(dev, q) != NULL)
-				ops->vring_enable(dev, q, false);
-		for (q = 0; q < nb_vrings; q++)
-			if (vnapi_vring_vq(dev, q) != NULL && ops->vring_stop(dev, q) != 0)
+				proc->ops->vring_enable(dev, q, false);
+		for (q = 0; q < 2 * hw->nb_qp; q++)
+			if (vnapi_vring_vq(dev, q) != NULL && proc->ops->vring_stop(dev, q) != 0)
 				break;
 		/* The transport closes the connection on an error. */
 		if (!vnapi_backend_session_open(dev))
