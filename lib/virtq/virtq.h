@@ -187,7 +187,9 @@ int virtq_add(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, uint16_
 
 /**
  * Add @p n single-descriptor device-writable buffers (the rx refill path).
- * Stops at the first NULL cookie. Published as virtq_add_outbufs() says.
+ * Stops at the first NULL cookie. Packed: published in groups as they are
+ * added, whenever the position reaches a multiple of virtq_publish_group(),
+ * the rest by virtq_kick_prepare(). Split: all by virtq_kick_prepare().
  * @return how many were added (fewer when descriptors run out or the queue is
  * broken).
  */
@@ -196,11 +198,9 @@ uint16_t virtq_add_inbufs(struct virtq *vq, const struct virtq_sg *sg, void *con
 
 /**
  * Add @p n single-descriptor device-readable buffers (the single-segment tx
- * path): like virtq_add() with out = 1, in = 0, for a batch. Packed:
- * published in groups as they are added, whenever the position reaches a
- * multiple of virtq_publish_group(), the rest by virtq_kick_prepare().
- * Split: all by virtq_kick_prepare(), so that a device polling the avail
- * index sees the caller's burst whole, never the part added so far.
+ * path): like virtq_add() with out = 1, in = 0, for a batch. Published
+ * all by virtq_kick_prepare(), so that a device polling the ring sees the
+ * caller's burst whole, never the part added so far.
  * @return how many were added (fewer when descriptors run out, a cookie is
  * NULL, or the queue is broken).
  */
@@ -208,11 +208,12 @@ uint16_t virtq_add_outbufs(struct virtq *vq, const struct virtq_sg *sg, void *co
 			   uint16_t n);
 
 /**
- * virtq_add_outbufs() and virtq_add_inbufs() publish whenever the avail
- * position reaches a multiple of this many: packed 4 (a cache line of
- * descriptors); split 0, never before virtq_kick_prepare(). On a packed
- * ring, a caller that prepares buffers in chunks of this size lets the
- * device start on each chunk as soon as it is added.
+ * virtq_add_inbufs() publishes whenever the avail position reaches a
+ * multiple of this many: packed 4 (a cache line of descriptors); split 0,
+ * never before virtq_kick_prepare(). On a packed ring, a caller that
+ * prepares receive buffers in chunks of this size lets the device fill each
+ * chunk as soon as it is added. virtq_add_outbufs() publishes at
+ * virtq_kick_prepare() on both layouts.
  */
 uint16_t virtq_publish_group(const struct virtq *vq);
 

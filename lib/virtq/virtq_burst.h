@@ -22,9 +22,9 @@
  * Producer, single-descriptor buffers (what virtq_add_inbufs() and
  * virtq_add_outbufs() do): virtq_put_begin() says how many may be added,
  * virtq_put_split() / virtq_put_packed() adds one, virtq_put_end() writes
- * the indices back. Publication as there: packed, whenever the position
- * reaches a multiple of VIRTQ_PACKED_PUBLISH; split, and the rest of a
- * packed burst, by virtq_kick_prepare().
+ * the indices back. Publication as there: packed receive buffers whenever
+ * the position reaches a multiple of VIRTQ_PACKED_PUBLISH; send buffers,
+ * split rings, and the rest of a packed refill by virtq_kick_prepare().
  *
  * Consumer (what virtq_get_used() does): virtq_take_begin() says how many
  * at most, virtq_take_split() / virtq_take_packed() takes one (or says
@@ -169,11 +169,13 @@ virtq_put_split(struct virtq_put *p, uint64_t addr, uint32_t len, void *cookie, 
 /**
  * @internal
  * Packed, in order: one buffer; its id is its slot. The first unpublished
- * head (at pub) is held back while the descriptors after it are written;
- * when the position reaches a multiple of VIRTQ_PACKED_PUBLISH, its store
- * (virtq_store_flags_packed()) publishes the group, and the next descriptor
- * is the new held head. A group left incomplete waits for the next call or
- * virtq_kick_prepare().
+ * head (at pub) is held back while the descriptors after it are written.
+ * A receive buffer (@p in): when the position reaches a multiple of
+ * VIRTQ_PACKED_PUBLISH, the head's store (virtq_store_flags_packed())
+ * publishes the group, and the next descriptor is the new held head; a
+ * group left incomplete waits for the next call or virtq_kick_prepare().
+ * A send buffer: the head stays held until virtq_kick_prepare(), which
+ * publishes the burst whole.
  */
 static __rte_always_inline void
 virtq_put_packed(struct virtq_put *p, uint64_t addr, uint32_t len, void *cookie, bool in)
@@ -195,7 +197,7 @@ virtq_put_packed(struct virtq_put *p, uint64_t addr, uint32_t len, void *cookie,
 	/* The wrap counter flips past the last slot: AVAIL and USED with it. */
 	if (unlikely(slot == p->mask))
 		p->flags ^= VIRTQ_DESC_F_AVAIL | VIRTQ_DESC_F_USED;
-	if ((p->pos & (VIRTQ_PACKED_PUBLISH - 1)) == 0) {
+	if (in && (p->pos & (VIRTQ_PACKED_PUBLISH - 1)) == 0) {
 		/* p->pub != p->pos: at least this descriptor is unpublished. */
 		virtq_store_flags_packed(&ring[p->pub & p->mask], p->held);
 		p->pub = p->pos;

@@ -27,11 +27,13 @@
  * in a shadow: the device consumes the ring in order and cannot get past an
  * unpublished head, so everything added after it stays invisible too,
  * whatever its flags say. The held head is stored by virtq_kick_prepare(),
- * or earlier by the one-descriptor bulk path each time a group of
- * VIRTQ_PACKED_PUBLISH slots (one cache line of descriptors, lib/vhost's
- * batch) is complete: the device starts on the first packets of a burst
- * while we write the rest, and it finds whole cache lines, which its batch
- * paths need. kick_idx is the position of the last kick decision.
+ * or, for receive buffers, earlier by the one-descriptor bulk path each time
+ * a group of VIRTQ_PACKED_PUBLISH slots (one cache line of descriptors,
+ * lib/vhost's batch) is complete: the device fills the first buffers of a
+ * refill while we write the rest, and it finds whole cache lines, which its
+ * batch paths need. Send buffers wait for virtq_kick_prepare(), which
+ * publishes the burst whole (virtq_private.h, VIRTQ_PACKED_PUBLISH).
+ * kick_idx is the position of the last kick decision.
  *
  * Buffer ids. The device returns a buffer id, not a slot: ids come from a
  * private free list (vq->next[]), and heads[id] says how many slots the
@@ -314,10 +316,10 @@ virtq_add_packed_io(struct virtq *vq, const struct virtq_sg *sg, uint16_t out, u
  * release stores of head flags are compiler barriers that would otherwise
  * reload and store the queue's fields for every buffer.
  * Publication: the first unpublished head (at pub) is held back while the
- * descriptors after it are written; when the position reaches a multiple of
- * VIRTQ_PACKED_PUBLISH its store publishes the group, and the next
- * descriptor is the new held head. A group left incomplete waits for the
- * next call or virtq_kick_prepare().
+ * descriptors after it are written; for receive buffers, when the position
+ * reaches a multiple of VIRTQ_PACKED_PUBLISH its store publishes the group,
+ * and the next descriptor is the new held head. A group left incomplete,
+ * and every send buffer, waits for the next call or virtq_kick_prepare().
  */
 static __rte_always_inline uint16_t
 virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *const *cookies,
@@ -365,7 +367,7 @@ virtq_add_bufs_packed_common(struct virtq *vq, const struct virtq_sg *sg, void *
 		pos = (uint16_t)(pos + 1);
 		if ((pos & mask) == 0)
 			w = !w;
-		if ((pos & (VIRTQ_PACKED_PUBLISH - 1)) == 0) {
+		if (in && (pos & (VIRTQ_PACKED_PUBLISH - 1)) == 0) {
 			/* pub != pos: at least this descriptor is unpublished. */
 			virtq_store_head_flags_packed(vq, pub, held_flags);
 			pub = pos;

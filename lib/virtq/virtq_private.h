@@ -225,16 +225,16 @@ virtq_chain_flags(uint32_t i, uint32_t out, uint32_t total)
 #define VIRTQ_REASON_LEN 64
 
 /*
- * The packed bulk paths publish at each multiple of this many positions, so
- * the device starts on the first buffers of a burst while the driver adds
- * the rest (virtq_publish_group()): four 16-byte descriptors fill a 64-byte
- * cache line, and lib/vhost takes four at a time only from such a line with
- * all four available (vhost_reserve_avail_batch_packed,
- * virtio_dev_rx_sync_batch_check). A split ring publishes once per call,
- * by virtq_kick_prepare(): a device that polls the avail index while the
- * driver is mid-burst would take the part published so far, and each
- * lib/vhost dequeue has a fixed cost (doc/performance.md, "Reading the
- * paired verdicts").
+ * The packed bulk paths publish receive buffers at each multiple of this
+ * many positions, so the device fills the first buffers of a refill while
+ * the driver adds the rest (virtq_publish_group()): four 16-byte
+ * descriptors fill a 64-byte cache line, and lib/vhost takes four at a time
+ * only from such a line with all four available
+ * (virtio_dev_rx_sync_batch_check). Send buffers, on either layout, are
+ * published once per call, by virtq_kick_prepare(): a device that polls
+ * the next head while the driver is mid-burst takes the cache line the
+ * driver is writing, and the part published so far, and each lib/vhost
+ * dequeue has a fixed cost (doc/design.md, "Publication").
  */
 #define VIRTQ_PACKED_PUBLISH 4
 

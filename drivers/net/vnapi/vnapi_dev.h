@@ -214,12 +214,6 @@ struct vnapi_txq {
 	 * free (rte_eth_txconf tx_free_thresh; default num - min(32, num / 4)).
 	 */
 	uint16_t free_thresh;
-	/** One-descriptor packets handed to the ring per call: packed, the
-	 * ring's publish group (virtq_publish_group(): 4), so the device starts
-	 * on each group while we prepare the next; split, VNAPI_BURST_MAX (the
-	 * ring publishes a burst whole, at the kick).
-	 */
-	uint16_t add_batch;
 	/** indirect_max the ring memory was sized for at queue setup (0: no
 	 * tables); a later back end may use indirect descriptors only then. */
 	uint16_t indirect_alloc;

@@ -385,9 +385,6 @@ vnapi_dev_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc
 	txq->hdr_size = hw->hdr_size;
 	txq->nb_desc = vp.num;
 	txq->free_thresh = free_thresh;
-	txq->add_batch = virtq_publish_group(txq->vq);
-	if (txq->add_batch == 0)
-		txq->add_batch = VNAPI_BURST_MAX; /* split: the ring publishes per burst */
 	txq->indirect_alloc = vp.indirect_max;
 	txq->fast_free = ((dev->data->dev_conf.txmode.offloads | conf->offloads) &
 			  RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;

@@ -918,8 +918,9 @@ vnapi_tx_simple_hdr(const struct vnapi_txq *txq, struct rte_mbuf *m, uint16_t hd
 
 /*
  * A run of one-descriptor packets (vnapi_tx_simple()) from @p pkts, at
- * most @p n, through lib/virtq's API: batches of add_batch (the publish
- * group). When the ring is full, completed buffers are taken back once.
+ * most @p n, through lib/virtq's API, VNAPI_BURST_MAX at a time (the ring
+ * publishes them at the kick). When the ring is full, completed buffers are
+ * taken back once.
  * @return the packets added; *full when the ring stopped the run.
  */
 static uint16_t
@@ -928,14 +929,13 @@ vnapi_tx_run_any(struct vnapi_txq *txq, struct rte_mbuf **pkts, uint16_t n, uint
 {
 	struct virtq_sg sg[VNAPI_BURST_MAX];
 	const uint16_t hdr_size = txq->hdr_size;
-	const uint16_t add_batch = txq->add_batch;
 	uint16_t nb = 0;
 
 	while (nb < n) {
 		uint64_t run_bytes = 0;
 		uint16_t k = 0, done, i;
 
-		while (nb + k < n && k < add_batch && vnapi_tx_simple(pkts[nb + k], hdr_size)) {
+		while (nb + k < n && k < VNAPI_BURST_MAX && vnapi_tx_simple(pkts[nb + k], hdr_size)) {
 			struct rte_mbuf *r = pkts[nb + k];
 
 			sg[k].addr = (uintptr_t)vnapi_tx_simple_hdr(txq, r, hdr_size);
