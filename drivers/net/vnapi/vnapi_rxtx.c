@@ -1028,10 +1028,17 @@ vnapi_xmit_body(struct vnapi_txq *txq, struct rte_mbuf **tx_pkts, uint16_t nb_pk
 	 * Take back completed buffers when fewer than tx_free_thresh
 	 * descriptors (or fewer than the burst) are free. The default keeps
 	 * few in flight: mbufs recycled soon stay hot in the caches, which
-	 * outweighs reading the back end's cache line on every burst.
+	 * outweighs reading the back end's cache line on every burst. On an
+	 * in-order packed ring, at most what the burst needs and at least
+	 * VNAPI_TX_FREE_THRESH: taking the device's batch and stopping there
+	 * leaves alone the descriptor after it, whose cache line the device
+	 * writes next (its next used descriptor). A split ring reads the used
+	 * index once whatever it takes, and takes all.
 	 */
 	if (virtq_num_free_inline(txq->vq) < RTE_MAX(txq->free_thresh, nb_pkts))
-		vnapi_tx_reclaim_ring(txq, UINT32_MAX, ring);
+		vnapi_tx_reclaim_ring(txq, ring == VNAPI_RING_PACKED_IO ?
+					   RTE_MAX(nb_pkts, VNAPI_TX_FREE_THRESH) : UINT32_MAX,
+				      ring);
 	while (nb_tx < nb_pkts) {
 		struct rte_mbuf *m = tx_pkts[nb_tx];
 
