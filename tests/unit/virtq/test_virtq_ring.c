@@ -657,16 +657,13 @@ t_publish_groups(struct harness *h, const struct test_cfg *cfg)
 	EXPECT_EQ(h_complete_drain(h, n + G + 2), 0);
 	EXPECT_EQ(virtq_num_free(h->vq), 32);
 
-	/* Many laps of bursts of 7 send buffers (visible at the kick) and 9
-	 * receive buffers: group edges fall everywhere in a burst, the device
-	 * never sees what was not published, and every buffer comes back.
+	/* Many laps of bursts of 9 receive buffers (9 is 1 mod G, so each
+	 * burst starts one position further into a group): group edges fall
+	 * everywhere in a burst, the device never sees what was not
+	 * published, and every buffer comes back. (Send buffers are
+	 * t_publish_at_kick()'s.)
 	 */
 	for (i = 0; i < 40; i++) {
-		EXPECT_EQ(virtq_add_outbufs(h->vq, sg, cookies, 7), 7);
-		EXPECT_EQ(fake_dev_avail_count(&h->dev), 0);
-		h_kick(h);
-		EXPECT_EQ(fake_dev_avail_count(&h->dev), 7);
-		EXPECT_EQ(h_complete_drain(h, 7), 0);
 		q = virtq_avail_idx(h->vq);
 		EXPECT_EQ(virtq_add_inbufs(h->vq, sg, cookies, 9), 9);
 		pub = (uint16_t)((q + 9) & ~(G - 1));
