@@ -584,8 +584,9 @@ class DpdkProcess:
                 self.cond.wait(min(left, 0.5))
 
     def cmd(self, command, timeout=20.0):
-        """Send one testpmd command; return its reply (text between the echo and the next
-        prompt; asynchronous event lines printed meanwhile are included)."""
+        """Send one testpmd command; return its reply: the text between the echo and the
+        next prompt, without the asynchronous event lines printed meanwhile (they stay in
+        the process's output, where wait_for() and find_all() see them)."""
         if not self.interactive:
             raise HarnessError('%s is not interactive' % self.name)
         with self.cond:
@@ -599,13 +600,10 @@ class DpdkProcess:
         with self.cond:
             while True:
                 buf = self.out[start:]
-                # The reply ends at the prompt printed after the echoed command line.
+                # The reply ends at the prompt printed after the echoed command line; an
+                # event may have landed anywhere in it, the prompt included.
                 nl = buf.find('\n')
                 if nl >= 0:
-                    p = buf.find(PROMPT, nl + 1)
-                    if p >= 0:
-                        return buf[nl + 1:p].replace('\r', '')
-                    # An event inside the prompt: the reply without the event lines.
                     p, clean = find_prompt(buf[nl + 1:])
                     if p >= 0:
                         return clean[:p].replace('\r', '')

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The vnapi authors
 """Unit test of the parts of devtools/vnapitools/harness.py that need no DPDK process: the
-testpmd statistics parsers (one block reader behind all three) and run_checks(), which turns a
-test body's outcome into PASS/FAIL and the script's exit code."""
+testpmd statistics parsers (one block reader behind all three), the prompt finder and cmd()
+(against a stand-in for interactive testpmd), and run_checks(), which turns a test body's
+outcome into PASS/FAIL and the script's exit code."""
 
 import contextlib
 import io
@@ -86,6 +87,47 @@ class TestPrompt(unittest.TestCase):
         self.assertEqual(h.find_prompt('Done\ntestp\nPort 1: link state change event\n')[0],
                          -1)
         self.assertEqual(h.find_prompt('Done\ntestpmd')[0], -1)
+
+
+# A stand-in for interactive testpmd: echoes each command, answers with two lines, and
+# prints an asynchronous event where the command asks for one: "mid" between the reply's
+# lines, "prompt" inside the next prompt (testpmd writes its prompt a character at a time).
+FAKE_TESTPMD = r'''
+import sys
+EV = "\nPort 0: link state change event\n"
+def w(s):
+    sys.stdout.write(s)
+    sys.stdout.flush()
+w("testpmd> ")
+for line in sys.stdin:
+    c = line.strip()
+    if c == "quit":
+        break
+    w(c + "\n")
+    w("reply to " + c + "\n")
+    if c == "mid":
+        w(EV)
+    w("done\n")
+    if c == "prompt":
+        w("tes" + EV + "tpmd> ")
+    else:
+        w("testpmd> ")
+'''
+
+
+class TestCmd(unittest.TestCase):
+    def test_reply_without_events(self):
+        # Wherever an event lands, the reply is the same two lines.
+        p = h.DpdkProcess('fake', ['python3', '-c', FAKE_TESTPMD], deadline=30,
+                          interactive=True)
+        p.start()
+        try:
+            p.wait_prompt(10)
+            for c in ('plain', 'mid', 'prompt', 'after'):
+                self.assertEqual(p.cmd(c, 10), 'reply to %s\ndone\n' % c)
+            self.assertEqual(len(p.find_all(h.LSC_RE)), 2)
+        finally:
+            self.assertEqual(p.stop(), 0)
 
 
 class TestRunChecks(unittest.TestCase):
