@@ -271,6 +271,15 @@ virtq_disable_intr(struct virtq *vq)
 	VQ_OPS(vq)->disable_intr(vq);
 }
 
+void
+virtq_disarm_keep_event(struct virtq *vq)
+{
+	if (!vq->intr_enabled)
+		return;
+	vq->intr_enabled = false;
+	vq->event_left = true;
+}
+
 bool
 virtq_intr_enabled(const struct virtq *vq)
 {

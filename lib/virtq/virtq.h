@@ -275,7 +275,23 @@ bool virtq_poll(struct virtq *vq, uint32_t opaque);
  */
 void virtq_disable_intr(struct virtq *vq);
 
-/** True between virtq_enable_intr_prepare() and virtq_disable_intr(). */
+/**
+ * Disarm for the driver, but leave the device the event it was given: for
+ * a disarm that found completions whose notification it has not read. The
+ * device may have made them used and not yet read the event area; it then
+ * still sees the queue armed and owes the notification, where after
+ * virtq_disable_intr() it could rightly send none, and the driver could not
+ * tell a notification withheld from one lost. With event idx that is the
+ * only notification the event can still bring (the device has passed the
+ * index it names); in flag mode the device notifies every completion until
+ * virtq_disable_intr(), which the caller calls once the owed notification
+ * is read. virtq_intr_enabled() is false afterwards; the next
+ * virtq_enable_intr_prepare() or virtq_disable_intr() replaces the event.
+ */
+void virtq_disarm_keep_event(struct virtq *vq);
+
+/** True between virtq_enable_intr_prepare() and virtq_disable_intr() or
+ * virtq_disarm_keep_event(). */
 bool virtq_intr_enabled(const struct virtq *vq);
 
 /**

@@ -149,6 +149,7 @@ virtq_init_packed(struct virtq *vq, void *ring_mem)
 	vq->packed.driver->flags = vq->packed.event_flags;
 	vq->packed.driver->off_wrap = vq->packed.event_off_wrap;
 	vq->intr_enabled = false;
+	vq->event_left = false;
 }
 
 /*
@@ -691,6 +692,7 @@ virtq_enable_intr_prepare_packed(struct virtq *vq)
 		wrote = virtq_set_event_flags_packed(vq, VIRTQ_EVENT_F_ENABLE);
 	}
 	vq->intr_enabled = true;
+	vq->event_left = false;
 	if (wrote)
 		vq->stats.intr_arms++;
 	/* In order: a batch already reported and not all taken. */
@@ -722,9 +724,10 @@ virtq_poll_packed(struct virtq *vq, uint32_t opaque)
 void
 virtq_disable_intr_packed(struct virtq *vq)
 {
-	if (!vq->intr_enabled)
+	if (!vq->intr_enabled && !vq->event_left)
 		return;    /* Already DISABLE: nothing to write. */
 	vq->intr_enabled = false;
+	vq->event_left = false;
 	virtq_set_event_flags_packed(vq, VIRTQ_EVENT_F_DISABLE);
 }
 

@@ -283,6 +283,9 @@ struct virtq {
 	uint16_t avail_flags;      /**< Shadow of avail->flags. */
 	uint16_t used_event;       /**< Shadow of used_event (event idx only). */
 	bool intr_enabled;
+	/* Disarmed by virtq_disarm_keep_event(): the event we published is
+	 * still in the device's view (virtq_disable_intr() withdraws it). */
+	bool event_left;
 
 	bool broken;
 	/* A copy, not a pointer: a static string of one process is not at the

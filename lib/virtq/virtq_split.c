@@ -92,6 +92,7 @@ virtq_init_split(struct virtq *vq, void *ring_mem)
 	}
 	vq->split.ord_head = vq->free_head;
 	vq->intr_enabled = false;
+	vq->event_left = false;
 }
 
 /* Return a chain to the free list (private links only). */
@@ -431,6 +432,7 @@ virtq_enable_intr_prepare_split(struct virtq *vq)
 		wrote = virtq_set_avail_flags_split(vq,
 			vq->avail_flags & (uint16_t)~VIRTQ_AVAIL_F_NO_INTERRUPT);
 	vq->intr_enabled = true;
+	vq->event_left = false;
 	if (wrote)
 		vq->stats.intr_arms++;
 	return vq->last_used;
@@ -456,9 +458,10 @@ virtq_poll_split(struct virtq *vq, uint32_t opaque)
 void
 virtq_disable_intr_split(struct virtq *vq)
 {
-	if (!vq->intr_enabled)
+	if (!vq->intr_enabled && !vq->event_left)
 		return;    /* Already suppressed; get_used keeps used_event away. */
 	vq->intr_enabled = false;
+	vq->event_left = false;
 	if (vq->params.event_idx)
 		virtq_set_used_event_split(vq, (uint16_t)(vq->last_used - 1));
 	else

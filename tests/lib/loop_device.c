@@ -252,6 +252,7 @@ loop_dev_create(const char *name, const struct loop_cfg *cfg, struct rte_mempool
 	ld->created = true;
 	memset(&conf, 0, sizeof(conf));
 	conf.intr_conf.lsc = 1;
+	conf.intr_conf.rxq = cfg->rx_intr;
 	if (cfg->rx_offloads)
 		conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
 				       (cfg->mrg ? RTE_ETH_RX_OFFLOAD_TCP_LRO : 0);

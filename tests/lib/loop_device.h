@@ -42,6 +42,11 @@ struct loop_cfg {
 	 * enabled (TCP/UDP checksum; LRO with mergeable buffers): the driver
 	 * then reads each header's offload fields. */
 	bool rx_offloads;
+	/** Rx interrupts on (intr_conf.rxq): the driver's call eventfd is
+	 * the queue's interrupt; the test, as the device, writes it
+	 * (rte_eth_dev_rx_intr_ctl_q_get_fd()) when fake_dev_flush() says
+	 * to notify. */
+	bool rx_intr;
 	uint16_t ring;   /**< queue_size (both rings) */
 };
 

@@ -21,6 +21,7 @@
 
 #include "vnapi_backend.h"
 #include "vnapi_dev.h"
+#include "vnapi_intr.h"
 #include "vnapi_link.h"
 #include "vnapi_logs.h"
 #include "vnapi_rxtx.h"
@@ -367,10 +368,12 @@ vnapi_backend_flush(struct rte_eth_dev *dev)
 	for (v = 0; v < vnapi_vring_count(dev); v++) {
 		if (!vnapi_vring_ref(dev, v, &r))
 			continue;
-		if (r.rxq != NULL)
+		if (r.rxq != NULL) {
 			vnapi_rxq_flush(r.rxq);
-		else
+			vnapi_intr_rings_restarted(r.rxq);
+		} else {
 			vnapi_txq_flush(r.txq);
+		}
 		vp = *virtq_params(r.vq); /* the parameters live inside it */
 		virtq_init(r.vq, &vp, r.ring);
 		*r.broken_reported = false;

@@ -108,10 +108,12 @@ struct vnapi_intr_stats {
 	uint64_t spurious;       /**< Wakeups whose first poll found nothing. */
 	uint64_t unnotified;     /**< Armed waits of VNAPI_INTR_WAIT_MIN_US or more that
 				  *   ended with completions in the ring and no
-				  *   notification for them, none arriving late either:
-				  *   lost wakeups. */
-	uint64_t late;           /**< Notifications that arrived after the disarm that
-				  *   found their work (read at the next arm). */
+				  *   notification for them, none arriving late either
+				  *   (up to the next arm; the disarm left the device
+				  *   its event, so one was owed): lost wakeups. */
+	uint64_t late;           /**< Notifications owed for the work such a disarm
+				  *   found, read after it (by an rx burst or the next
+				  *   arm). */
 	uint64_t raced;          /**< Disarms within VNAPI_INTR_WAIT_MIN_US of the arm
 				  *   that found unannounced work: work that raced the
 				  *   arming (the application disarmed on its own). */
@@ -129,6 +131,9 @@ enum vnapi_rx_window {
 	VNAPI_RXW_NONE = 0,   /**< None. */
 	VNAPI_RXW_WAKE,       /**< After a wakeup: wakeup_packets (and spurious). */
 	VNAPI_RXW_AWAKE,      /**< After a disarm that found nothing: awake_packets. */
+	VNAPI_RXW_SUSPECT,    /**< After a disarm that found unannounced work after a
+			       *   wait: no packets counted; each burst looks for the
+			       *   notification owed (vnapi_intr.c). */
 };
 
 /**

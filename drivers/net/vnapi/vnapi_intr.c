@@ -84,12 +84,13 @@ vnapi_intr_release(struct rte_eth_dev *dev)
 
 /*
  * The last disarm of this queue ended a wait with work in the ring and no
- * notification read. Either the notification was on its way (the back end
- * stores the used index, then signals: it lands on the eventfd after our
- * read) or it was lost. Before arming again (nothing of ours writes the
- * eventfd while the queue is disarmed), whatever is in the eventfd came
- * from the back end: a late notification, not a loss. Emptying it also
- * keeps the coming wait from returning at once for work already taken.
+ * notification read. It left the device the event it was armed with
+ * (virtq_disarm_keep_event()), so a device that had made the work used
+ * before that disarm owes the notification whenever it reads the event
+ * area: its notification is late, or lost. Before arming again (nothing of
+ * ours writes the eventfd while the queue is disarmed), whatever is in the
+ * eventfd came from the device: late, not lost. Emptying it also keeps the
+ * coming wait from returning at once for work already taken.
  */
 static void
 vnapi_intr_judge_suspect(struct vnapi_proc *proc, struct vnapi_rxq *rxq)
@@ -105,6 +106,15 @@ vnapi_intr_judge_suspect(struct vnapi_proc *proc, struct vnapi_rxq *rxq)
 		return;
 	}
 	rxq->istats.unnotified++;
+}
+
+/* The rings start over (reconnection, restart): nothing is owed any more. */
+void
+vnapi_intr_rings_restarted(struct vnapi_rxq *rxq)
+{
+	rxq->unnotified_suspect = false;
+	rxq->rx_window = VNAPI_RXW_NONE;
+	rxq->wake_first_poll = false;
 }
 
 int
@@ -169,62 +179,109 @@ vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
 		if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
 		rxq->own_signals = 0;
-		rxq->unnotified_suspect = false; /* the rings start over */
+		vnapi_intr_rings_restarted(rxq);
 		return 0;
 	}
 	armed = virtq_intr_enabled(rxq->vq);
-	/* The ring before the eventfd: the back end stores the used index
-	 * before it signals, so work seen here with no signal read below is
-	 * work whose notification was lost or is still on its way. */
-	pending = armed && virtq_used_count(rxq->vq) != 0;
-	virtq_disable_intr(rxq->vq);
-	vnapi_gate_leave(&rxq->gate);
 	/* Non-blocking read: the number of writes since the last read, our
 	 * own rescue signals included. The counter is empty afterwards. */
 	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt))
 		cnt = 0;
 	own = rxq->own_signals;
 	rxq->own_signals = 0;
-	if (cnt <= own) {
-		/* Nothing from the back end. Completions it did not announce,
-		 * with no rescue of ours for them. Right after the arm, the
-		 * application disarmed on its own (work raced the arming; the
-		 * back end may have seen our disarm and rightly not signalled):
-		 * raced. After a wait, a lost notification or one still on its
-		 * way: the next arm tells which. */
-		if (pending && own == 0) {
-			/* Only here (rare): the clock and the division. */
-			if (rte_get_tsc_cycles() - rxq->armed_tsc <
-			    rte_get_tsc_hz() / 1000000 * VNAPI_INTR_WAIT_MIN_US)
-				rxq->istats.raced++;
-			else
-				rxq->unnotified_suspect = true;
-		} else if (armed && own != 0) {
-			/* Woken by our own rescue alone: the device never
-			 * announced the work the re-check found. */
-			rxq->istats.rescues_unannounced++;
-		} else if (armed && !pending) {
-			/* Nothing arrived while armed (the application's wait
-			 * timed out): what the polls find until the next arm
-			 * arrived while disarmed, no interrupt owed. */
-			rxq->rx_window = VNAPI_RXW_AWAKE;
+	if (!armed) {
+		/* Nothing to disarm. A notification here wakes nobody: the
+		 * one a disarm after a wait left owed (late), or one for a
+		 * queue never armed (lib/vhost notifies its first completion
+		 * unconditionally). An event left owed stays until then. */
+		if (cnt > own) {
+			rxq->istats.notifications += cnt - own;
+			if (rxq->unnotified_suspect) {
+				rxq->unnotified_suspect = false;
+				rxq->istats.late++;
+				rxq->rx_window = VNAPI_RXW_NONE;
+				virtq_disable_intr(rxq->vq);
+			}
 		}
+		vnapi_gate_leave(&rxq->gate);
 		return 0;
 	}
-	rxq->istats.notifications += cnt - own;
-	/* A notification for a queue that was not armed (lib/vhost notifies
-	 * its first completion unconditionally) wakes nobody. */
-	if (!armed)
+	if (cnt > own) {
+		virtq_disable_intr(rxq->vq);
+		vnapi_gate_leave(&rxq->gate);
+		rxq->istats.notifications += cnt - own;
+		rxq->istats.wakeups++;
+		rxq->rx_window = VNAPI_RXW_WAKE;
+		rxq->wake_first_poll = true;
 		return 0;
-	rxq->istats.wakeups++;
-	rxq->rx_window = VNAPI_RXW_WAKE;
-	rxq->wake_first_poll = true;
+	}
+	/* Nothing from the device. Work in the ring now, with no notification
+	 * read above, is work whose notification is on its way or lost. */
+	pending = virtq_used_count(rxq->vq) != 0;
+	if (pending && own == 0 &&
+	    rte_get_tsc_cycles() - rxq->armed_tsc >=
+	    rte_get_tsc_hz() / 1000000 * VNAPI_INTR_WAIT_MIN_US) {
+		/* After a wait (only here, rare: the clock and the division).
+		 * The device may have made the work used and not yet read the
+		 * event area: left armed, it owes the notification, which the
+		 * rx bursts until the next arm look for (vnapi_rx_window_account)
+		 * and the next arm judges. Withdrawn, it could rightly send
+		 * none, and a withheld notification would look lost. */
+		virtq_disarm_keep_event(rxq->vq);
+		vnapi_gate_leave(&rxq->gate);
+		rxq->unnotified_suspect = true;
+		rxq->rx_window = VNAPI_RXW_SUSPECT;
+		return 0;
+	}
+	virtq_disable_intr(rxq->vq);
+	vnapi_gate_leave(&rxq->gate);
+	if (pending && own == 0) {
+		/* Right after the arm: the application disarmed on its own
+		 * (work raced the arming; the device may have seen our disarm
+		 * and rightly not notified). */
+		rxq->istats.raced++;
+	} else if (own != 0) {
+		/* Woken by our own rescue alone: the device never announced
+		 * the work the re-check found. */
+		rxq->istats.rescues_unannounced++;
+	} else if (!pending) {
+		/* Nothing arrived while armed (the application's wait timed
+		 * out): what the polls find until the next arm arrived while
+		 * disarmed, no interrupt owed. */
+		rxq->rx_window = VNAPI_RXW_AWAKE;
+	}
 	return 0;
+}
+
+/*
+ * After a disarm that left the device its event: the notification owed
+ * for the work that disarm found. Read here (the rx burst, inside the
+ * gate), it is late, not lost, and the event is withdrawn: in flag mode the
+ * device would otherwise notify every completion while the application
+ * polls. Not read before the next arm: that arm judges.
+ */
+static void
+vnapi_intr_suspect_poll(struct vnapi_rxq *rxq)
+{
+	const struct vnapi_proc *proc = rte_eth_devices[rxq->port_id].process_private;
+	uint64_t cnt = 0;
+
+	if (read(proc->callfd[rxq->vring], &cnt, sizeof(cnt)) != sizeof(cnt) || cnt == 0)
+		return;
+	rxq->istats.late++;
+	rxq->istats.notifications += cnt;
+	rxq->unnotified_suspect = false;
+	rxq->rx_window = VNAPI_RXW_NONE;
+	virtq_disable_intr(rxq->vq);
 }
 
 void
 vnapi_rx_window_account(struct vnapi_rxq *rxq, uint16_t nb_rx)
 {
+	if (rxq->rx_window == VNAPI_RXW_SUSPECT) {
+		vnapi_intr_suspect_poll(rxq);
+		return;
+	}
 	if (rxq->rx_window == VNAPI_RXW_AWAKE) {
 		rxq->istats.awake_packets += nb_rx;
 		return;

@@ -25,6 +25,9 @@ void vnapi_intr_release(struct rte_eth_dev *dev);
 int vnapi_dev_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
 int vnapi_dev_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
 
+/** The queue's rings were laid out anew: forget what a disarm left owed. */
+void vnapi_intr_rings_restarted(struct vnapi_rxq *rxq);
+
 /** Called by the rx bursts while a wakeup window is open (rare branch). */
 void vnapi_rx_window_account(struct vnapi_rxq *rxq, uint16_t nb_rx);
 

@@ -295,6 +295,8 @@ fake_dev_flush_split(struct fake_dev *d)
 	 */
 	__atomic_store_n(&d->split.used->idx, new_idx, __ATOMIC_RELEASE);
 	d->used_published = new_idx;
+	if (d->between != NULL)
+		d->between(d->between_arg);
 
 	/* Full fence: our store of used idx before our load of avail flags /
 	 * used_event; pairs with the driver's fence in virtq_poll() (its store
@@ -623,6 +625,8 @@ fake_dev_flush_packed(struct fake_dev *d)
 			 __ATOMIC_RELEASE);
 	d->packed.npend = 0;
 	d->used_published = new_idx;
+	if (d->between != NULL)
+		d->between(d->between_arg);
 
 	/* Full fence: our stores of used flags before our load of the driver
 	 * event area; pairs with the driver's fence in virtq_poll().

@@ -111,6 +111,14 @@ struct fake_dev {
 	bool inorder_batch;
 	/** Attached by fake_dev_init_posted(). */
 	bool posted_ok;
+	/**
+	 * If set, called by fake_dev_flush() between its publication of the
+	 * used entries and its read of the driver's suppression state: what
+	 * the driver does there (e.g. disarm) is what a device that stalls at
+	 * that point sees. NULL by init.
+	 */
+	void (*between)(void *arg);
+	void *between_arg;
 
 	/* Counters, exact. */
 	uint64_t kicks;            /**< fake_dev_kick() calls. */

@@ -266,6 +266,96 @@ t_rearm_race(struct harness *h, const struct test_cfg *cfg)
 	return 0;
 }
 
+/* The device's flush stopping between publication and its read of the event area. */
+static void
+t_between_keep(void *arg)
+{
+	virtq_disarm_keep_event(arg);
+}
+
+static void
+t_between_disable(void *arg)
+{
+	virtq_disable_intr(arg);
+}
+
+/*
+ * A disarm between the device's publication and its read of the event
+ * area: virtq_disable_intr() withdraws the event (no call: a device may
+ * rightly send none), virtq_disarm_keep_event() leaves it (the call is
+ * owed and sent), and only that one: after virtq_disable_intr() nothing
+ * more, in every mode, with laps enough for a packed event to come round.
+ */
+static int
+t_disarm_keep_event(struct harness *h, const struct test_cfg *cfg __rte_unused)
+{
+	struct fake_dev_chain c;
+	void *cookie;
+	uint32_t opaque;
+	unsigned int i;
+
+	/* Withdrawn: the device reads DISABLE / a used_event behind it. */
+	EXPECT_EQ(h_add_in(h, 1), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	opaque = virtq_enable_intr_prepare(h->vq);
+	EXPECT(!virtq_poll(h->vq, opaque));
+	EXPECT_EQ(fake_dev_push(&h->dev, &c, 5), 0);
+	h->dev.between = t_between_disable;
+	h->dev.between_arg = h->vq;
+	EXPECT(!fake_dev_flush(&h->dev));
+	EXPECT(!virtq_intr_enabled(h->vq));
+	EXPECT_EQ(virtq_get_used(h->vq, &cookie, NULL, 1), 1);
+
+	/* Kept: the device still sees the queue armed and calls. */
+	EXPECT_EQ(h_add_in(h, 2), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	opaque = virtq_enable_intr_prepare(h->vq);
+	EXPECT(!virtq_poll(h->vq, opaque));
+	EXPECT_EQ(fake_dev_push(&h->dev, &c, 5), 0);
+	h->dev.between = t_between_keep;
+	EXPECT(fake_dev_flush(&h->dev));
+	h->dev.between = NULL;
+	EXPECT(!virtq_intr_enabled(h->vq));
+	EXPECT_EQ(virtq_get_used(h->vq, &cookie, NULL, 1), 1);
+	EXPECT(cookie == COOKIE(2));
+	EXPECT_EQ(h->dev.calls, 1);
+
+	/* The call read, the caller withdraws the event: no call for the
+	 * next three laps of the ring. */
+	virtq_disable_intr(h->vq);
+	for (i = 0; i < 3u * h->p.num; i++) {
+		EXPECT_EQ(h_add_in(h, 3), 0);
+		h_kick(h);
+		EXPECT_EQ(h_dev_pop(h, &c), 0);
+		EXPECT_EQ(fake_dev_push(&h->dev, &c, 5), 0);
+		EXPECT(!fake_dev_flush(&h->dev));
+		EXPECT_EQ(virtq_get_used(h->vq, &cookie, NULL, 1), 1);
+	}
+	EXPECT_EQ(h->dev.calls, 1);
+
+	/* Kept and never withdrawn: the next arm replaces the event. */
+	EXPECT_EQ(h_add_in(h, 4), 0);
+	h_kick(h);
+	EXPECT_EQ(h_dev_pop(h, &c), 0);
+	opaque = virtq_enable_intr_prepare(h->vq);
+	EXPECT(!virtq_poll(h->vq, opaque));
+	virtq_disarm_keep_event(h->vq);
+	EXPECT(!virtq_intr_enabled(h->vq));
+	opaque = virtq_enable_intr_prepare(h->vq);
+	EXPECT(virtq_intr_enabled(h->vq));
+	EXPECT(!virtq_poll(h->vq, opaque));
+	EXPECT_EQ(fake_dev_push(&h->dev, &c, 5), 0);
+	EXPECT(fake_dev_flush(&h->dev));
+	EXPECT(virtq_poll(h->vq, opaque));
+	virtq_disable_intr(h->vq);
+	EXPECT_EQ(virtq_get_used(h->vq, &cookie, NULL, 1), 1);
+	EXPECT(cookie == COOKIE(4));
+	EXPECT_EQ(h->dev.calls, 2);
+	return 0;
+}
+
 /* Arming an armed queue, disarming a disarmed one: no shared-memory write. */
 static int
 t_arm_idempotent(const struct test_cfg *cfg)
@@ -393,6 +483,8 @@ static const struct test_case cases[] = {
 	{ "interrupt suppression", NULL, RUN_ALL, ON_BOTH,
 	  .h = { t_intr_suppression, 8, 0, H_END_CLEAN } },
 	{ "re-arm race", NULL, RUN_ALL, ON_BOTH, .h = { t_rearm_race, 8, 0, H_END } },
+	{ "disarm between publication and event read", NULL, RUN_ALL, ON_BOTH,
+	  .h = { t_disarm_keep_event, 8, 0, H_END } },
 	{ "arming an armed queue writes nothing", t_arm_idempotent, RUN_ALL, ON_BOTH },
 	{ "monitor address", NULL, RUN_ALL, ON_BOTH, ORDER_ANY,
 	  .h = { t_monitor_addr, 8, 0, H_END } },
